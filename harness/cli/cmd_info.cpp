@@ -1,0 +1,30 @@
+// `iocpbench info`: the machine and build metadata every results file carries.
+
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "report/json_file.hpp"
+#include "report/machine_info.hpp"
+
+namespace iocpbench::cli {
+
+CommandBody add_info_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "info", "Print the machine and build metadata that results files carry (JSON on stdout).");
+  auto json_path = std::make_shared<std::string>();
+  command->add_option("--json", *json_path, "also write it to this JSON file");
+  return [json_path]() {
+    if (!json_path->empty()) {
+      if (auto problem = report::output_path_problem(*json_path)) throw BadInput{"--json", *problem};
+    }
+    const nlohmann::json document = {{"tool", report::to_json(report::tool_info())},
+                                     {"machine", report::to_json(report::gather_machine_info())}};
+    std::cout << document.dump(2) << '\n';
+    if (!json_path->empty()) report::write_json_atomically(*json_path, document);
+    return kExitOk;
+  };
+}
+
+}  // namespace iocpbench::cli

@@ -1,0 +1,33 @@
+#pragma once
+// Operating-system primitives the harness needs, one implementation file per OS
+// (platform_linux.cpp, platform_windows.cpp); nothing outside this folder asks which OS it is on.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace iocpbench::platform {
+
+using Clock = std::chrono::steady_clock;
+
+// Block while `word` still holds `expected`, until woken or `deadline` (nullptr = forever).
+// Returns false only when the deadline passed. Spurious returns are allowed: callers loop.
+bool futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected,
+                const Clock::time_point* deadline) noexcept;
+// Wake one thread blocked on `word`. Safe on memory whose owner may already have returned:
+// the address is only used as a key.
+void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept;
+
+unsigned logical_cpus() noexcept;
+bool pin_current_thread_to_cpu(unsigned cpu) noexcept;
+// Finer sleeps: on Linux the timer slack goes to 1 ns for the calling thread.
+void set_fine_timer_slack() noexcept;
+// Sleep with the finest timer the OS offers (high-resolution waitable timer on Windows).
+void precise_sleep(std::chrono::nanoseconds duration) noexcept;
+
+// The Wine version when running under Wine (ntdll exports wine_get_version), else nothing.
+std::optional<std::string> wine_version();
+
+}  // namespace iocpbench::platform

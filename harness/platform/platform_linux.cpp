@@ -1,0 +1,63 @@
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <thread>
+
+#include "platform/platform.hpp"
+
+namespace iocpbench::platform {
+
+bool futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected,
+                const Clock::time_point* deadline) noexcept {
+  // FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC time, which is what steady_clock reads.
+  timespec abs_time{};
+  timespec* timeout = nullptr;
+  if (deadline != nullptr) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        deadline->time_since_epoch())
+                        .count();
+    abs_time.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+    abs_time.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+    timeout = &abs_time;
+  }
+  const long rc = syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word),
+                          FUTEX_WAIT_BITSET_PRIVATE, expected, timeout, nullptr,
+                          FUTEX_BITSET_MATCH_ANY);
+  return !(rc == -1 && errno == ETIMEDOUT);
+}
+
+void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
+}
+
+unsigned logical_cpus() noexcept {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
+bool pin_current_thread_to_cpu(unsigned cpu) noexcept {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof(set), &set) == 0;
+}
+
+void set_fine_timer_slack() noexcept { prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); }
+
+void precise_sleep(std::chrono::nanoseconds duration) noexcept {
+  if (duration.count() <= 0) return;
+  timespec ts{static_cast<time_t>(duration.count() / 1'000'000'000),
+              static_cast<long>(duration.count() % 1'000'000'000)};
+  while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+  }
+}
+
+std::optional<std::string> wine_version() { return std::nullopt; }
+
+}  // namespace iocpbench::platform

@@ -1,0 +1,62 @@
+#pragma once
+// The completion-port interface. Every backend (the emulated port, the kernel's IOCP, and the
+// comparison dispatchers) implements it, so workloads and the conformance suite are written once.
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "port/packet.hpp"
+#include "port/port_counters.hpp"
+
+namespace iocpbench::port {
+
+class CompletionPort {
+ public:
+  virtual ~CompletionPort() = default;
+
+  virtual std::string_view backend() const = 0;
+  // The effective concurrency value M (0 at creation resolves to the logical CPU count).
+  virtual unsigned concurrency() const = 0;
+
+  // Insert a packet (PostQueuedCompletionStatus). Never blocks. False once the port is closed.
+  virtual bool post(const Packet& packet) = 0;
+
+  // GetQueuedCompletionStatus: the calling thread becomes associated with this port.
+  virtual RemoveStatus remove(Packet& out, Timeout timeout) = 0;
+
+  // GetQueuedCompletionStatusEx: up to out.size() packets, one concurrency slot. `removed` is
+  // set to the number of entries filled (each carries its own status).
+  virtual RemoveStatus remove_batch(std::span<Packet> out, std::size_t& removed,
+                                    Timeout timeout) = 0;
+
+  // |E|, where the backend can tell.
+  virtual std::optional<std::size_t> depth() const = 0;
+
+  // Close the port (the last handle): waiters return `abandoned`, later calls `invalid_handle`,
+  // queued packets are discarded. Idempotent.
+  virtual void close() = 0;
+
+  virtual PortCounters counters() const = 0;
+};
+
+enum class Backend { emulated, win32, condvar, asio };
+
+std::optional<Backend> parse_backend(std::string_view name);
+std::string_view to_string(Backend backend);
+// The backend a user gets without asking: the kernel's IOCP on Windows, the emulated port elsewhere.
+Backend default_backend();
+bool backend_available(Backend backend);
+
+struct PortOptions {
+  unsigned concurrency = 0;       // M; 0 = logical CPUs
+  bool check_invariants = false;  // emulated: count violations of the port invariant (tests)
+};
+
+// nullptr when the backend is not built on this OS.
+std::unique_ptr<CompletionPort> make_port(Backend backend, const PortOptions& options);
+
+}  // namespace iocpbench::port

@@ -1,0 +1,14 @@
+#pragma once
+// The operating system's own completion port, where there is one: the kernel's IOCP on Windows
+// (win32_port.cpp). Elsewhere native_port_none.cpp says there is none.
+
+#include <memory>
+
+#include "port/completion_port.hpp"
+
+namespace iocpbench::port {
+
+bool native_port_available();
+std::unique_ptr<CompletionPort> make_native_port(const PortOptions& options);
+
+}  // namespace iocpbench::port

@@ -1,0 +1,498 @@
+// The conformance suite T1..T22 of port-semantics.md, written once against the port interface
+// and run against every backend that implements IOCP semantics on this OS. Events are ordered
+// with actors (threads that run steps on request) and short settling sleeps; every wait is
+// bounded, so a backend that gets a transition wrong fails instead of hanging.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <semaphore>
+#include <thread>
+#include <vector>
+
+#include "platform/platform.hpp"
+#include "port/blocking_region.hpp"
+#include "port/completion_port.hpp"
+#include "port/port_actor.hpp"
+
+namespace iocpbench::port {
+namespace {
+
+using namespace std::chrono_literals;
+constexpr Timeout kLong = 5000ms;     // "forever", bounded: a wrong port fails, it does not hang
+constexpr auto kSettle = 40ms;        // lets a thread reach its wait before the next event
+constexpr auto kStepBound = 10s;
+
+template <typename T>
+T get(std::future<T>& f) {
+  if (f.wait_for(kStepBound) != std::future_status::ready) {
+    ADD_FAILURE() << "a step did not finish within its bound";
+    return T{};
+  }
+  return f.get();
+}
+
+template <typename T>
+bool still_waiting(std::future<T>& f) {
+  return f.wait_for(0ms) != std::future_status::ready;
+}
+
+std::size_t depth_of(const CompletionPort& port) { return port.depth().value_or(~std::size_t{0}); }
+
+class Conformance : public ::testing::TestWithParam<Backend> {
+ protected:
+  std::unique_ptr<CompletionPort> make(unsigned concurrency) {
+    auto port = make_port(GetParam(), {.concurrency = concurrency, .check_invariants = true});
+    EXPECT_NE(port, nullptr);
+    return port;
+  }
+};
+
+// The emulated port counts every violation of the port invariant it sees (C > M outside the
+// resume window; a queued packet, a waiter and a free slot at once); backends that cannot see
+// their own state report no counters.
+void expect_invariants_held(const CompletionPort& port) {
+  const PortCounters counters = port.counters();
+  if (counters.available) {
+    EXPECT_EQ(counters.invariant_violations, 0u);
+  }
+}
+
+// Used while the thread holds a slot: the active count a worker loop would keep.
+struct ActiveGauge {
+  std::atomic<int> now{0};
+  std::atomic<int> max{0};
+  void enter() {
+    const int value = ++now;
+    int seen = max.load();
+    while (value > seen && !max.compare_exchange_weak(seen, value)) {
+    }
+  }
+  void leave() { --now; }
+};
+
+TEST_P(Conformance, T01_FifoPackets) {
+  auto port = make(1);
+  for (std::uintptr_t k = 1; k <= 5; ++k) ASSERT_TRUE(port->post({.key = k}));
+  EXPECT_EQ(depth_of(*port), 5u);
+  for (std::uintptr_t k = 1; k <= 5; ++k) {
+    Packet p;
+    ASSERT_EQ(port->remove(p, 0ms), RemoveStatus::ok);
+    EXPECT_EQ(p.key, k);
+  }
+  expect_invariants_held(*port);
+}
+
+TEST_P(Conformance, T02_LifoWakeup) {
+  auto port = make(3);
+  PortActor a, b, c;
+  auto fa = async_remove(a, *port, kLong);
+  std::this_thread::sleep_for(kSettle);
+  auto fb = async_remove(b, *port, kLong);
+  std::this_thread::sleep_for(kSettle);
+  auto fc = async_remove(c, *port, kLong);
+  std::this_thread::sleep_for(kSettle);
+  for (std::uintptr_t k = 1; k <= 3; ++k) port->post({.key = k});
+  EXPECT_EQ(get(fc).packet.key, 1u);
+  EXPECT_EQ(get(fb).packet.key, 2u);
+  EXPECT_EQ(get(fa).packet.key, 3u);
+  expect_invariants_held(*port);
+}
+
+TEST_P(Conformance, T03_DirectHandoff) {
+  auto port = make(1);
+  PortActor w;
+  auto fw = async_remove(w, *port, kLong);
+  std::this_thread::sleep_for(kSettle);
+  port->post({.key = 7});
+  EXPECT_EQ(depth_of(*port), 0u);
+  const RemoveOutcome got = get(fw);
+  EXPECT_EQ(got.status, RemoveStatus::ok);
+  EXPECT_EQ(got.packet.key, 7u);
+  if (port->counters().available) {
+    EXPECT_EQ(port->counters().handoffs, 1u);
+    EXPECT_EQ(port->counters().queued, 0u);
+  }
+  expect_invariants_held(*port);
+}
+
+TEST_P(Conformance, T04_HandoffBoundToWaiter) {
+  auto port = make(2);
+  PortActor w, r;
+  auto fr0 = async_remove(r, *port, 0ms);
+  EXPECT_EQ(get(fr0).status, RemoveStatus::timeout);  // R is released and holds a slot
+  auto fw = async_remove(w, *port, kLong);
+  std::this_thread::sleep_for(kSettle);
+  port->post({.key = 9});
+  auto fr = async_remove(r, *port, 0ms);
+  EXPECT_EQ(get(fr).status, RemoveStatus::timeout);
+  EXPECT_EQ(get(fw).packet.key, 9u);
+  expect_invariants_held(*port);
+}
+
+TEST_P(Conformance, T05_NoContextSwitchWhenRunningThreadTakesQueued) {
+  auto port = make(1);
+  PortActor r, w;
+  auto fr0 = async_remove(r, *port, 0ms);
+  ASSERT_EQ(get(fr0).status, RemoveStatus::timeout);  // R running, C = 1
+  auto fw = async_remove(w, *port, kLong);
+  std::this_thread::sleep_for(kSettle);
+  port->post({.key = 1});
+  port->post({.key = 2});
+  EXPECT_EQ(depth_of(*port), 2u);
+  auto fr = async_remove(r, *port, 0ms);
+  const RemoveOutcome got = get(fr);
+  EXPECT_EQ(got.status, RemoveStatus::ok);
+  EXPECT_EQ(got.packet.key, 1u);
+  std::this_thread::sleep_for(kSettle);
+  EXPECT_TRUE(still_waiting(fw)) << "W was woken although R took the packet itself";
+  EXPECT_EQ(depth_of(*port), 1u);
+  expect_invariants_held(*port);
+  port->close();
+}
+
+// `threads` threads wait; as many packets each spin 200 ms, and a thread that finishes one takes
+// the next queued packet itself: at most M run at once, the rest stay queued.
+void run_cap_scenario(CompletionPort& port, unsigned threads, unsigned expected_max,
+                      std::size_t expected_depth) {
+  ActiveGauge gauge;
+  std::atomic<unsigned> handled{0};
+  std::vector<std::unique_ptr<PortActor>> actors;
+  std::vector<std::future<void>> results;
+  for (unsigned i = 0; i < threads; ++i) {
+    actors.push_back(std::make_unique<PortActor>());
+    results.push_back(actors.back()->run([&port, &gauge, &handled] {
+      Packet p;
+      for (RemoveStatus status = port.remove(p, kLong); status == RemoveStatus::ok;
+           status = port.remove(p, 0ms)) {
+        gauge.enter();
+        spin_for(200ms);
+        gauge.leave();
+        ++handled;
+      }
+    }));
+  }
+  std::this_thread::sleep_for(kSettle);
+  for (unsigned i = 0; i < threads; ++i) port.post({.key = i});
+  std::this_thread::sleep_for(kSettle);
+  EXPECT_EQ(depth_of(port), expected_depth);
+  const auto deadline = std::chrono::steady_clock::now() + kStepBound;
+  while (handled.load() < threads && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(handled.load(), threads);
+  EXPECT_EQ(gauge.max.load(), static_cast<int>(expected_max));
+  port.close();  // the threads that never got a packet are still waiting
+  for (auto& f : results) get(f);
+}
+
+TEST_P(Conformance, T06_ConcurrencyCap) {
+  auto port = make(2);
+  run_cap_scenario(*port, 6, 2, 4);
+  if (port->counters().available) {
+    EXPECT_EQ(port->counters().max_active, 2u);
+  }
+  expect_invariants_held(*port);
+}
+
+TEST_P(Conformance, T07_ZeroMeansLogicalCpus) {
+  const unsigned n = platform::logical_cpus();
+  auto port = make(0);
+  EXPECT_EQ(port->concurrency(), n);
+  run_cap_scenario(*port, n + 2, n, 2);
+  expect_invariants_held(*port);
+}
+
+// T8..T10 share a script: A blocks and B is released; A resumes over the limit.
+struct OverLimitScript {
+  explicit OverLimitScript(std::unique_ptr<CompletionPort> p) : port(std::move(p)) {}
+  std::unique_ptr<CompletionPort> port;
+  PortActor a, b;
+  RemoveOutcome a_got, b_got;
+  std::chrono::steady_clock::time_point a_resumed;
+  std::size_t depth_after_posts = 0;
+
+  // Up to "A resumes while B runs": C = 2 > M = 1.
+  void run_until_over_limit() {
+    auto fb = async_remove(b, *port, kLong);
+    std::this_thread::sleep_for(kSettle);
+    auto fa = async_remove(a, *port, kLong);
+    std::this_thread::sleep_for(kSettle);
+    port->post({.key = 1});
+    port->post({.key = 2});
+    a_got = get(fa);
+    std::this_thread::sleep_for(kSettle);
+    depth_after_posts = depth_of(*port);
+    auto a_blocks = a.run([] {
+      BlockingRegion region;
+      platform::precise_sleep(100ms);
+      return std::chrono::steady_clock::now();
+    });
+    b_got = get(fb);  // B keeps running (idle actors spin) while A resumes
+    a_resumed = get(a_blocks);
+  }
+};
+
+TEST_P(Conformance, T08_BlockingReleasesWaiter) {
+  OverLimitScript s(make(1));
+  s.run_until_over_limit();
+  EXPECT_EQ(s.a_got.packet.key, 1u);
+  EXPECT_EQ(s.depth_after_posts, 1u);
+  EXPECT_EQ(s.b_got.packet.key, 2u);
+  EXPECT_LT(s.b_got.returned_at, s.a_resumed) << "B was not released while A was blocked";
+  expect_invariants_held(*s.port);
+}
+
+TEST_P(Conformance, T09_OverLimitWindow) {
+  OverLimitScript s(make(1));
+  s.run_until_over_limit();
+  if (s.port->counters().available) {
+    EXPECT_EQ(s.port->counters().max_active, 2u);
+  }
+  s.port->post({.key = 3});
+  EXPECT_EQ(depth_of(*s.port), 1u);
+  auto fb = async_remove(s.b, *s.port, kLong);
+  std::this_thread::sleep_for(kSettle);
+  EXPECT_TRUE(still_waiting(fb)) << "B's GQCS returned although C >= M after its decrement";
+  EXPECT_EQ(depth_of(*s.port), 1u);
+  auto fa = async_remove(s.a, *s.port, 0ms);
+  EXPECT_EQ(get(fa).packet.key, 3u);
+  expect_invariants_held(*s.port);
+  s.port->close();
+  EXPECT_EQ(get(fb).status, RemoveStatus::abandoned);
+}
+
+TEST_P(Conformance, T10_ZeroTimeoutOverTheLimit) {
+  OverLimitScript s(make(1));
+  s.run_until_over_limit();
+  s.port->post({.key = 3});
+  auto fb = async_remove(s.b, *s.port, 0ms);
+  EXPECT_EQ(get(fb).status, RemoveStatus::timeout);
+  EXPECT_EQ(depth_of(*s.port), 1u);
+  expect_invariants_held(*s.port);
+}
+
+// The harness only enters a blocking region when a wait would really block, as the kernel
+// only runs "activate" for a wait that is not already satisfied.
+void acquire(std::binary_semaphore& semaphore) {
+  if (semaphore.try_acquire()) return;
+  BlockingRegion region;
+  semaphore.acquire();
+}
+
+TEST_P(Conformance, T11_NonBlockingWaitsDoNotRelease) {
+  auto port = make(1);
+  PortActor r, w;
+  auto fr0 = async_remove(r, *port, 0ms);
+  ASSERT_EQ(get(fr0).status, RemoveStatus::timeout);
+  auto fw = async_remove(w, *port, kLong);
+  std::this_thread::sleep_for(kSettle);
+  port->post({.key = 1});
+  std::binary_semaphore signalled{1};
+  auto satisfied = r.run([&signalled] { acquire(signalled); });
+  get(satisfied);
+  std::this_thread::sleep_for(kSettle);
+  EXPECT_TRUE(still_waiting(fw)) << "an already-satisfied wait released a waiter";
+  auto sleeps = r.run([] {
+    BlockingRegion region;
+    platform::precise_sleep(1ms);
+  });
+  get(sleeps);
+  EXPECT_EQ(get(fw).packet.key, 1u);
+  expect_invariants_held(*port);
+}
+
+TEST_P(Conformance, T12_PreemptionDoesNotRelease) {
+  auto port = make(1);
+  PortActor r, w;
+  auto fr0 = async_remove(r, *port, 0ms);
+  ASSERT_EQ(get(fr0).status, RemoveStatus::timeout);
+  auto fw = async_remove(w, *port, kLong);
+  std::this_thread::sleep_for(kSettle);
+  port->post({.key = 1});
+  std::atomic<bool> busy{true};
+  std::thread hog([&busy] {
+    platform::pin_current_thread_to_cpu(0);
+    while (busy.load()) {
+    }
+  });
+  auto preempted = r.run([] {
+    platform::pin_current_thread_to_cpu(0);  // shares one CPU with the hog: R gets preempted
+    spin_for(200ms);
+  });
+  get(preempted);
+  busy = false;
+  hog.join();
+  EXPECT_TRUE(still_waiting(fw)) << "preemption released a waiter";
+  EXPECT_EQ(depth_of(*port), 1u);
+  expect_invariants_held(*port);
+  port->close();
+}
+
+TEST_P(Conformance, T13_Timeout) {
+  auto port = make(1);
+  Packet p{.bytes = 11, .key = 22};
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(port->remove(p, 50ms), RemoveStatus::timeout);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 50ms);
+  EXPECT_EQ(p.key, 22u) << "a timeout must not fill in a packet";
+  expect_invariants_held(*port);
+}
+
+TEST_P(Conformance, T14_TimedOutThreadKeepsItsSlot) {
+  auto port = make(1);
+  PortActor t, w;
+  auto ft = async_remove(t, *port, 50ms);
+  ASSERT_EQ(get(ft).status, RemoveStatus::timeout);
+  auto fw = async_remove(w, *port, kLong);
+  std::this_thread::sleep_for(kSettle);
+  port->post({.key = 5});
+  std::this_thread::sleep_for(kSettle);
+  EXPECT_EQ(depth_of(*port), 1u);
+  EXPECT_TRUE(still_waiting(fw));
+  auto ft2 = async_remove(t, *port, 0ms);
+  EXPECT_EQ(get(ft2).packet.key, 5u);
+  expect_invariants_held(*port);
+  port->close();
+}
+
+TEST_P(Conformance, T15_TimedOutWaiterLeavesTheStack) {
+  // B waits first, A on top of it with a 50 ms timeout: if A's node stayed in W after it timed
+  // out, A (on top) would be handed the packet that must go to B.
+  auto port = make(2);
+  PortActor a, b;
+  auto fb = async_remove(b, *port, kLong);
+  std::this_thread::sleep_for(kSettle);
+  auto fa = async_remove(a, *port, 50ms);
+  EXPECT_EQ(get(fa).status, RemoveStatus::timeout);
+  port->post({.key = 4});
+  EXPECT_EQ(get(fb).packet.key, 4u);
+  expect_invariants_held(*port);
+}
+
+TEST_P(Conformance, T16_PostWithoutContext) {
+  auto port = make(1);
+  port->post({.bytes = 4096, .key = 0xABCDEF});
+  Packet p;
+  ASSERT_EQ(port->remove(p, 0ms), RemoveStatus::ok);
+  EXPECT_EQ(p.bytes, 4096u);
+  EXPECT_EQ(p.key, 0xABCDEFu);
+  EXPECT_EQ(p.context, nullptr);
+}
+
+TEST_P(Conformance, T17_BatchRemove) {
+  auto port = make(1);
+  for (std::uintptr_t k = 1; k <= 5; ++k) port->post({.key = k});
+  std::vector<Packet> batch(8);
+  std::size_t n = 0;
+  ASSERT_EQ(port->remove_batch(batch, n, 0ms), RemoveStatus::ok);
+  ASSERT_EQ(n, 5u);
+  for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(batch[i].key, i + 1);
+  EXPECT_EQ(port->remove_batch(batch, n, 0ms), RemoveStatus::timeout);
+  EXPECT_EQ(port->remove_batch(std::span<Packet>(), n, 0ms), RemoveStatus::invalid_parameter);
+
+  // M = 1, R running, W waiting: five posts queue and R's batch takes all five.
+  auto port2 = make(1);
+  PortActor r, w;
+  auto fr0 = async_remove(r, *port2, 0ms);
+  ASSERT_EQ(get(fr0).status, RemoveStatus::timeout);
+  auto fw = async_remove(w, *port2, kLong);
+  std::this_thread::sleep_for(kSettle);
+  for (std::uintptr_t k = 1; k <= 5; ++k) port2->post({.key = k});
+  EXPECT_EQ(depth_of(*port2), 5u);
+  auto fr = r.run([&] {
+    std::vector<Packet> out(8);
+    std::size_t got = 0;
+    port2->remove_batch(out, got, 0ms);
+    return got;
+  });
+  EXPECT_EQ(get(fr), 5u);
+  std::this_thread::sleep_for(kSettle);
+  EXPECT_TRUE(still_waiting(fw));
+  expect_invariants_held(*port);
+  expect_invariants_held(*port2);
+  port2->close();
+}
+
+TEST_P(Conformance, T18_FailedStatusReturnsPacket) {
+  auto port = make(1);
+  int context = 0;
+  port->post({.bytes = 3, .status = 38, .key = 1, .context = &context});
+  Packet p;
+  EXPECT_EQ(port->remove(p, 0ms), RemoveStatus::io_failed);
+  EXPECT_EQ(p.status, 38u);
+  EXPECT_EQ(p.context, &context);
+  EXPECT_EQ(p.bytes, 3u);
+}
+
+TEST_P(Conformance, T19_CloseWhileWaiting) {
+  auto port = make(2);
+  PortActor a, b;
+  auto fa = async_remove(a, *port, kLong);
+  auto fb = b.run([&] {
+    std::vector<Packet> out(4);
+    std::size_t n = 99;
+    const RemoveStatus status = port->remove_batch(out, n, kLong);
+    return std::make_pair(status, n);
+  });
+  std::this_thread::sleep_for(kSettle);
+  port->close();
+  EXPECT_EQ(get(fa).status, RemoveStatus::abandoned);
+  const auto [status, n] = get(fb);
+  EXPECT_EQ(status, RemoveStatus::abandoned);
+  EXPECT_EQ(n, 0u);
+  Packet p;
+  EXPECT_EQ(port->remove(p, 0ms), RemoveStatus::invalid_handle);
+  EXPECT_FALSE(port->post({.key = 1}));
+}
+
+// T20/T21 setup: T running from port A (M = 1), W waiting on A, one packet queued on A.
+struct SwitchScript {
+  explicit SwitchScript(std::unique_ptr<CompletionPort> port_a) : a(std::move(port_a)) {}
+  std::unique_ptr<CompletionPort> a;
+  std::unique_ptr<PortActor> t = std::make_unique<PortActor>();
+  PortActor w;
+  std::future<RemoveOutcome> w_result;
+  void setup() {
+    auto ft = async_remove(*t, *a, 0ms);
+    ASSERT_EQ(get(ft).status, RemoveStatus::timeout);
+    w_result = async_remove(w, *a, kLong);
+    std::this_thread::sleep_for(kSettle);
+    a->post({.key = 42});
+    EXPECT_EQ(depth_of(*a), 1u);
+  }
+};
+
+TEST_P(Conformance, T20_SwitchingPortsActivatesTheOldOne) {
+  SwitchScript s(make(1));
+  s.setup();
+  auto b = make(1);
+  auto ft = async_remove(*s.t, *b, 0ms);
+  EXPECT_EQ(get(ft).status, RemoveStatus::timeout);
+  EXPECT_EQ(get(s.w_result).packet.key, 42u);
+  expect_invariants_held(*s.a);
+}
+
+TEST_P(Conformance, T21_ThreadExitActivates) {
+  SwitchScript s(make(1));
+  s.setup();
+  s.t.reset();  // T exits
+  EXPECT_EQ(get(s.w_result).packet.key, 42u);
+  expect_invariants_held(*s.a);
+}
+
+std::vector<Backend> backends_under_test() {
+  std::vector<Backend> out;
+  for (Backend b : {Backend::emulated, Backend::win32}) {
+    if (backend_available(b)) out.push_back(b);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Conformance, ::testing::ValuesIn(backends_under_test()),
+                         [](const auto& param_info) { return std::string(to_string(param_info.param)); });
+
+}  // namespace
+}  // namespace iocpbench::port
