@@ -1,6 +1,8 @@
 #include <array>
 
+#include "port/asio_port.hpp"
 #include "port/completion_port.hpp"
+#include "port/condvar_port.hpp"
 #include "port/emulated_port.hpp"
 #include "port/native_port.hpp"
 
@@ -48,7 +50,7 @@ bool backend_available(Backend backend) {
     case Backend::emulated: return true;
     case Backend::win32: return native_port_available();
     case Backend::condvar:
-    case Backend::asio: return false;
+    case Backend::asio: return true;  // comparison dispatchers, built on every OS
   }
   return false;
 }
@@ -57,8 +59,8 @@ std::unique_ptr<CompletionPort> make_port(Backend backend, const PortOptions& op
   switch (backend) {
     case Backend::emulated: return std::make_unique<EmulatedPort>(options);
     case Backend::win32: return make_native_port(options);
-    case Backend::condvar:
-    case Backend::asio: return nullptr;
+    case Backend::condvar: return std::make_unique<CondvarPort>(options);
+    case Backend::asio: return std::make_unique<AsioPort>(options);
   }
   return nullptr;
 }
