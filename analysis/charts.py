@@ -1,0 +1,380 @@
+"""Charts of one results file, per point family (see grid.py).
+
+Builders take points and return a matplotlib Figure, or raise SkipChart with the reason when
+the file lacks what the chart needs (optional fields, a single blocking ratio, ...): the
+caller notes the reason on stderr and goes on, so one missing field never costs the others.
+Figures are made with matplotlib.figure.Figure directly, not pyplot, so no global state is
+kept between charts and no display is ever needed.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # before anything pulls in pyplot: headless CI has no display
+
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
+
+from . import grid  # noqa: E402
+from .compare import CompareReport, fmt_value  # noqa: E402
+from .load import Results  # noqa: E402
+from .metrics import LATENCY_PERCENTILES, central_value, summary_stat, summary_value  # noqa: E402
+
+COLS_MAX = 3
+
+
+class SkipChart(Exception):
+    """The data for a chart is missing; the message says what."""
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str  # unique within one results file; becomes part of the file name
+    title: str
+    figure: Figure
+
+
+Points = list[dict[str, Any]]
+
+
+def wrap_title(title: str, width_in: float) -> str:
+    """Wrap each title line to the figure's width (about 13 characters an inch at 10 pt),
+    so long family descriptions are not cut off on one-panel figures."""
+    chars = max(30, int(width_in * 13))
+    return "\n".join(textwrap.fill(line, chars) for line in title.split("\n"))
+
+
+def _log_y(ax: Axes) -> None:
+    """Log scale with plain numbers (10, 20, 50k) instead of 2x10^1; minor ticks labelled
+    only when the data spans less than a decade (else they crowd)."""
+    ys = [y for line in ax.lines for y in line.get_ydata()]
+    ax.set_yscale("log")
+    fmt = FuncFormatter(lambda y, _pos: fmt_value(y))
+    ax.yaxis.set_major_formatter(fmt)
+    ax.yaxis.set_minor_formatter(fmt if ys and max(ys) / min(ys) < 10 else NullFormatter())
+    ax.tick_params(axis="y", which="minor", labelsize=7)
+
+
+def _subplots(n: int, title: str, *, width: float = 4.6, height: float = 3.6) -> tuple[Figure, list[Axes]]:
+    cols = min(COLS_MAX, max(1, n))
+    rows = math.ceil(n / cols)
+    fig = Figure(figsize=(width * cols, height * rows + 0.8), layout="constrained")
+    fig.suptitle(wrap_title(title, width * cols), fontsize=10)
+    axes = [fig.add_subplot(rows, cols, i + 1) for i in range(n)]
+    return fig, axes
+
+
+def _ci_err(point: dict[str, Any], metric: str) -> tuple[float, float]:
+    """Error-bar lengths below and above the median. The harness's CI may be of the mean and
+    so not contain the median; clip to 0 rather than draw an inverted bar."""
+    stat = summary_stat(point, metric) or {}
+    med, low, high = stat.get("median"), stat.get("ci95_low"), stat.get("ci95_high")
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (med, low, high)):
+        return (0.0, 0.0)
+    return (max(0.0, med - low), max(0.0, high - med))
+
+
+def heatmap(points: Points, title: str) -> Figure:
+    """Median throughput, concurrency (rows) x pool (columns), one panel per blocking ratio."""
+    conc = grid.spec_axis(points, "concurrency")
+    pools = grid.spec_axis(points, "pool")
+    rs = grid.ratios(points)
+    fig, axes = _subplots(len(rs), title, width=1.1 * len(pools) + 2.2, height=0.7 * len(conc) + 2.0)
+    drawn = 0
+    for ax, r in zip(axes, rs):
+        cells = [[math.nan] * len(pools) for _ in conc]
+        for p in grid.select(points, ratio=r):
+            v = summary_value(p, "throughput_ops_per_s")
+            if v is not None:
+                ci = conc.index(grid.normalize_spec(p["concurrency"]["spec"]))
+                pi = pools.index(grid.normalize_spec(p["pool"]["spec"]))
+                cells[ci][pi] = v
+        finite = [v for row in cells for v in row if not math.isnan(v)]
+        if not finite:
+            ax.set_axis_off()
+            ax.set_title(f"b={r:g}: no data", fontsize=9)
+            continue
+        drawn += 1
+        ax.imshow(cells, cmap="viridis", aspect="auto", origin="upper")
+        best, worst = max(finite), min(finite)
+        for i, row in enumerate(cells):
+            for j, v in enumerate(row):
+                if not math.isnan(v):
+                    # imshow spans min..max: dark text on viridis's bright upper half.
+                    bright = best > worst and (v - worst) / (best - worst) > 0.5
+                    ax.text(j, i, fmt_value(v), ha="center", va="center", fontsize=8,
+                            color="black" if bright else "white",
+                            fontweight="bold" if v == best else "normal")
+        ax.set_xticks(range(len(pools)), [grid.spec_value_label(points, "pool", s) for s in pools], fontsize=8)
+        ax.set_yticks(range(len(conc)), [grid.spec_value_label(points, "concurrency", s) for s in conc], fontsize=8)
+        ax.set_xlabel("pool size")
+        ax.set_ylabel("concurrency")
+        ax.set_title(f"throughput (ops/s), blocking ratio {r:g}", fontsize=9)
+    if not drawn:
+        raise SkipChart("no throughput medians")
+    return fig
+
+
+def throughput_vs_blocking(points: Points, title: str) -> Figure:
+    """Throughput against blocking ratio, a line per pool spec, a panel per concurrency spec."""
+    rs = grid.ratios(points)
+    if len(rs) < 2:
+        raise SkipChart(f"only one blocking ratio ({rs[0]:g})")
+    conc = grid.spec_axis(points, "concurrency")
+    pools = grid.spec_axis(points, "pool")
+    fig, axes = _subplots(len(conc), title)
+    for ax, c in zip(axes, conc):
+        for pool in pools:
+            pts = sorted(grid.select(points, concurrency=c, pool=pool), key=lambda p: p["blocking"]["ratio"])
+            xs, ys, lo, hi = [], [], [], []
+            for p in pts:
+                v = summary_value(p, "throughput_ops_per_s")
+                if v is None:
+                    continue
+                e = _ci_err(p, "throughput_ops_per_s")
+                xs.append(p["blocking"]["ratio"])
+                ys.append(v)
+                lo.append(e[0])
+                hi.append(e[1])
+            if xs:
+                ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=3, capsize=3,
+                            label=f"pool {grid.spec_value_label(points, 'pool', pool)}")
+        ax.set_title(f"concurrency {grid.spec_value_label(points, 'concurrency', c)}", fontsize=9)
+        ax.set_xlabel("blocking ratio")
+        ax.set_ylabel("throughput (ops/s), median, 95% CI")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: fmt_value(y)))
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=7)
+    return fig
+
+
+def _lines_over_pool(
+    points: Points, title: str, value: Callable[[dict[str, Any]], float | None],
+    ylabel: str, what: str, *, err_metric: str | None = None, log: bool = False,
+) -> Figure:
+    """A panel per blocking ratio, pool spec on x, a line per concurrency spec."""
+    pools = grid.spec_axis(points, "pool")
+    conc = grid.spec_axis(points, "concurrency")
+    rs = grid.ratios(points)
+    if not any(value(p) is not None for p in points):
+        raise SkipChart(f"no {what} in the points")
+    fig, axes = _subplots(len(rs), title)
+    for ax, r in zip(axes, rs):
+        for c in conc:
+            xs, ys, lo, hi = [], [], [], []
+            for i, pool in enumerate(pools):
+                for p in grid.select(points, ratio=r, concurrency=c, pool=pool)[:1]:
+                    v = value(p)
+                    if v is None:
+                        continue
+                    e = _ci_err(p, err_metric) if err_metric else (0.0, 0.0)
+                    xs.append(i)
+                    ys.append(v)
+                    lo.append(e[0])
+                    hi.append(e[1])
+            if xs:
+                ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=3, capsize=3,
+                            label=f"concurrency {grid.spec_value_label(points, 'concurrency', c)}")
+        ax.set_xticks(range(len(pools)), [grid.spec_value_label(points, "pool", s) for s in pools], fontsize=8)
+        ax.set_xlabel("pool size")
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"blocking ratio {r:g}", fontsize=9)
+        ax.grid(alpha=0.3)
+        if log and ax.lines and all(y > 0 for line in ax.lines for y in line.get_ydata()):
+            _log_y(ax)
+        else:
+            ax.set_ylim(bottom=0)
+        if ax.lines:
+            ax.legend(fontsize=7)
+    return fig
+
+
+def context_switches(points: Points, title: str) -> Figure:
+    return _lines_over_pool(
+        points, title, lambda p: summary_value(p, "context_switches_per_kop"),
+        "context switches per 1,000 completions", "context switch counts",
+        err_metric="context_switches_per_kop",
+    )
+
+
+def latency(points: Points, title: str) -> Figure:
+    """Latency percentiles over pool size: p50 solid, p90 dash-dot, p99 dashed, p99.9 dotted,
+    one colour per concurrency spec."""
+    present = [q for q in LATENCY_PERCENTILES if any(central_value(p, f"latency_us.{q}") is not None for p in points)]
+    if not present:
+        raise SkipChart("no latency percentiles in the points")
+    styles = {"p50": "-", "p90": "-.", "p99": "--", "p999": ":"}
+    pools = grid.spec_axis(points, "pool")
+    conc = grid.spec_axis(points, "concurrency")
+    rs = grid.ratios(points)
+    fig, axes = _subplots(len(rs), title)
+    for ax, r in zip(axes, rs):
+        for ci, c in enumerate(conc):
+            color = f"C{ci % 10}"
+            for q in present:
+                xs, ys = [], []
+                for i, pool in enumerate(pools):
+                    for p in grid.select(points, ratio=r, concurrency=c, pool=pool)[:1]:
+                        v = central_value(p, f"latency_us.{q}")
+                        if v is not None:
+                            xs.append(i)
+                            ys.append(v)
+                if xs:
+                    ax.plot(xs, ys, linestyle=styles[q], marker="o", ms=3, color=color,
+                            label=f"c={grid.spec_value_label(points, 'concurrency', c)} {q}")
+        ax.set_xticks(range(len(pools)), [grid.spec_value_label(points, "pool", s) for s in pools], fontsize=8)
+        ax.set_xlabel("pool size")
+        ax.set_ylabel("latency (us), median over runs")
+        ax.set_title(f"blocking ratio {r:g}: " + "/".join(present), fontsize=9)
+        ax.grid(alpha=0.3, which="both")
+        if ax.lines and all(y > 0 for line in ax.lines for y in line.get_ydata()):
+            _log_y(ax)
+        if ax.lines:
+            ax.legend(fontsize=6, ncol=2)
+    return fig
+
+
+def mean_shares(point: dict[str, Any]) -> list[float] | None:
+    """Each thread's share of completions, sorted descending within each run, then averaged
+    rank by rank over the runs (runs may have seen different numbers of threads)."""
+    runs = [r.get("thread_shares") for r in point.get("runs") or [] if isinstance(r, dict)]
+    lists = [sorted((float(x) for x in s if isinstance(x, (int, float))), reverse=True)
+             for s in runs if isinstance(s, list) and s]
+    if not lists:
+        return None
+    width = max(len(s) for s in lists)
+    return [sum(s[i] if i < len(s) else 0.0 for s in lists) / len(lists) for i in range(width)]
+
+
+def lifo_signature(points: Points, title: str) -> Figure:
+    """Thread rank vs share of completions. IOCP wakes the most recently waiting thread
+    (LIFO), so a few threads take most of the work; a FIFO pool spreads it evenly."""
+    if not any(mean_shares(p) for p in points):
+        raise SkipChart("no runs[].thread_shares in the points")
+    rs = grid.ratios(points)
+    fig, axes = _subplots(len(rs), title)
+    for ax, r in zip(axes, rs):
+        for p in grid.select(points, ratio=r):
+            shares = mean_shares(p)
+            if shares:
+                ax.plot(range(1, len(shares) + 1), shares, marker="o", ms=3, drawstyle="steps-mid",
+                        label=f"c={grid.normalize_spec(p['concurrency']['spec'])} p={grid.normalize_spec(p['pool']['spec'])}")
+        ax.set_xlabel("thread rank (busiest first)")
+        ax.set_ylabel("share of completions")
+        ax.set_ylim(0, 1)
+        ax.set_title(f"LIFO signature, blocking ratio {r:g}", fontsize=9)
+        ax.grid(alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=6, ncol=2)
+    return fig
+
+
+BUILDERS: list[tuple[str, str, Callable[[Points, str], Figure]]] = [
+    ("heatmap", "throughput heatmap, concurrency x pool", heatmap),
+    ("throughput-vs-blocking", "throughput vs blocking ratio", throughput_vs_blocking),
+    ("context-switches", "context switches per 1,000 completions vs pool size", context_switches),
+    ("latency", "latency percentiles vs pool size", latency),
+    ("lifo", "LIFO signature: each thread's share of completions", lifo_signature),
+]
+
+
+def build_family_charts(results: Results, fam: grid.Family, notes: list[str]) -> list[Chart]:
+    """Every chart of one family; reasons for skipped charts are appended to `notes`."""
+    head = grid.machine_title(results.machine)
+    charts: list[Chart] = []
+    for name, what, builder in BUILDERS:
+        title = f"{head}\n{what}\n{fam.title}"
+        try:
+            fig = builder(fam.points, title)
+        except SkipChart as why:
+            notes.append(f"{results.path}: {fam.slug}: skipped {name} chart: {why}")
+            continue
+        except Exception as err:  # a chart bug must not cost the other charts
+            notes.append(f"{results.path}: {fam.slug}: skipped {name} chart: {type(err).__name__}: {err}")
+            continue
+        charts.append(Chart(f"{fam.slug}-{name}", title, fig))
+    return charts
+
+
+def build_charts(results: Results, notes: list[str]) -> list[Chart]:
+    """Every chart for every family of the file."""
+    if not results.points:
+        notes.append(f"{results.path}: no points, no charts")
+    return [c for fam in grid.families(results.points) for c in build_family_charts(results, fam, notes)]
+
+
+def figure_bytes(fig: Figure, fmt: str) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, dpi=110 if fmt == "png" else None)
+    return buf.getvalue()
+
+
+def file_prefixes(results: list[Results]) -> list[str]:
+    """One output-name prefix per input file: its stem, numbered when two stems collide."""
+    stems = [r.path.stem for r in results]
+    return [s if stems.count(s) == 1 else f"{s}-{i + 1}" for i, s in enumerate(stems)]
+
+
+def write_charts(results: list[Results], outdir: Path, notes: list[str]) -> list[Path]:
+    outdir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for prefix, res in zip(file_prefixes(results), results):
+        for chart in build_charts(res, notes):
+            for fmt in ("png", "svg"):
+                path = outdir / f"{prefix}-{chart.name}.{fmt}"
+                path.write_bytes(figure_bytes(chart.figure, fmt))
+                written.append(path)
+    return written
+
+
+def ratio_chart(report: CompareReport) -> Figure:
+    """NEW/BASE ratio per matched point with its CI, one marker colour per new machine."""
+    keys: list[Any] = []
+    labels: dict[Any, str] = {}
+    for mc in report.machines:
+        for key, row in mc.rows.items():
+            if key not in labels:
+                keys.append(key)
+                labels[key] = row.label
+    n = max(1, len(keys))
+    fig = Figure(figsize=(9, 1.6 + 0.28 * n * max(1, len(report.machines)) ** 0.5), layout="constrained")
+    ax = fig.add_subplot()
+    m = report.metric
+    fig.suptitle(f"{m.name}: new / base ({report.base_label}); "
+                 f"{'higher' if m.higher_is_better else 'lower'} is better", fontsize=10)
+    k = len(report.machines)
+    for j, mc in enumerate(report.machines):
+        labelled = False
+        offset = (j - (k - 1) / 2) * (0.6 / max(1, k))
+        for i, key in enumerate(keys):
+            row = mc.rows.get(key)
+            if row is None or row.ratio is None:
+                continue
+            err = [[max(0.0, row.ratio - row.ci[0])], [max(0.0, row.ci[1] - row.ratio)]] if row.ci else None
+            ax.errorbar([row.ratio], [i + offset], xerr=err, fmt="o", ms=4, capsize=2, color=f"C{j % 10}",
+                        markeredgecolor="red" if row.regression else f"C{j % 10}",
+                        label=None if labelled else mc.label)
+            labelled = True
+    ax.axvline(1.0, color="black", lw=0.8)
+    band = report.fail_above / 100
+    for x in (1 - band, 1 + band):
+        ax.axvline(x, color="grey", lw=0.6, ls="--")
+    ax.set_yticks(range(len(keys)), [labels[k_] for k_ in keys], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("ratio of medians (95% CI); dashed: the regression threshold")
+    ax.grid(alpha=0.3, axis="x")
+    if report.machines and keys:
+        ax.legend(fontsize=7)
+    return fig

@@ -1,0 +1,118 @@
+"""Group a file's points into families that share every axis except concurrency, pool and
+blocking ratio: the three axes the charts and tables lay out."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .match import normalize_spec, params_key
+
+FamilyKey = tuple[str, str, str, float, str]
+
+
+@dataclass(frozen=True)
+class Family:
+    key: FamilyKey
+    slug: str
+    title: str
+    points: list[dict[str, Any]]
+
+    @property
+    def workload(self) -> str:
+        return self.key[0]
+
+
+def family_key(point: dict[str, Any]) -> FamilyKey:
+    return (
+        str(point["workload"]),
+        str(point["port"]),
+        str(point["blocking"].get("kind", "")),
+        float(point["work_us"]),
+        params_key(point.get("workload_params")),
+    )
+
+
+def _slugify(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-") or "x"
+
+
+def _title(key: FamilyKey) -> str:
+    workload, port, kind, work, params = key
+    text = f"{workload} workload, {port} port, work {work:g} us"
+    if kind:
+        text += f", {kind} blocking"
+    if params not in ("", "{}"):
+        text += f", {params}"
+    return text
+
+
+def families(points: list[dict[str, Any]]) -> list[Family]:
+    """Families in first-seen order, each with a file-name-safe slug unique within the file."""
+    grouped: dict[FamilyKey, list[dict[str, Any]]] = {}
+    for p in points:
+        grouped.setdefault(family_key(p), []).append(p)
+    base_slugs = {k: _slugify(f"{k[0]}-{k[1]}-w{k[3]:g}" + (f"-{k[2]}" if k[2] else "")) for k in grouped}
+    counts = Counter(base_slugs.values())
+    seen: Counter[str] = Counter()
+    out: list[Family] = []
+    for key, pts in grouped.items():
+        slug = base_slugs[key]
+        if counts[slug] > 1:  # only the workload params differ: number them
+            seen[slug] += 1
+            slug = f"{slug}-{seen[slug]}"
+        out.append(Family(key, slug, _title(key), pts))
+    return out
+
+
+def spec_axis(points: list[dict[str, Any]], axis: str) -> list[str]:
+    """The normalized specs of `axis` ("concurrency" or "pool"), ordered by their value on this
+    machine (so N, 2N, 2N+2 read left to right), then by spelling."""
+    values: dict[str, int] = {}
+    for p in points:
+        spec = normalize_spec(p[axis]["spec"])
+        values.setdefault(spec, int(p[axis]["value"]))
+    return sorted(values, key=lambda s: (values[s], s))
+
+
+def spec_value_label(points: list[dict[str, Any]], axis: str, spec: str) -> str:
+    for p in points:
+        if normalize_spec(p[axis]["spec"]) == spec:
+            value = p[axis]["value"]
+            return spec if spec == str(value) else f"{spec} ({value})"
+    return spec
+
+
+def ratios(points: list[dict[str, Any]]) -> list[float]:
+    return sorted({round(float(p["blocking"]["ratio"]), 6) for p in points})
+
+
+def select(points: list[dict[str, Any]], **axes: Any) -> list[dict[str, Any]]:
+    """Points whose concurrency/pool spec and blocking ratio equal the given ones."""
+    out = []
+    for p in points:
+        if "concurrency" in axes and normalize_spec(p["concurrency"]["spec"]) != axes["concurrency"]:
+            continue
+        if "pool" in axes and normalize_spec(p["pool"]["spec"]) != axes["pool"]:
+            continue
+        if "ratio" in axes and round(float(p["blocking"]["ratio"]), 6) != axes["ratio"]:
+            continue
+        out.append(p)
+    return out
+
+
+def machine_title(machine: dict[str, Any]) -> str:
+    host = machine.get("hostname") or "unknown host"
+    cpu = machine.get("cpu_model")
+    parts = [str(host)]
+    if cpu:
+        parts.append(str(cpu))
+    parts.append(f"N={machine.get('logical_cpus', '?')}")
+    extra = [str(machine.get("os", ""))]
+    if machine.get("wine"):
+        extra.append("Wine")
+    if machine.get("backend"):
+        extra.append(f"backend {machine['backend']}")
+    return ", ".join(parts) + " (" + ", ".join(e for e in extra if e) + ")"

@@ -1,0 +1,77 @@
+"""The metrics the tools know, and how to read each from a point's summary and runs.
+
+A metric name is its path in the results file ("latency_us.p99"), the same under
+points[].summary and under points[].runs[], so one getter serves both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .stats import clean
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    label: str
+    unit: str
+    higher_is_better: bool
+
+
+METRICS: dict[str, Metric] = {
+    m.name: m
+    for m in (
+        Metric("throughput_ops_per_s", "throughput", "ops/s", True),
+        Metric("context_switches_per_kop", "context switches per 1,000 completions", "cs/kop", False),
+        Metric("latency_us.p50", "latency p50", "us", False),
+        Metric("latency_us.p90", "latency p90", "us", False),
+        Metric("latency_us.p99", "latency p99", "us", False),
+        Metric("latency_us.p999", "latency p99.9", "us", False),
+    )
+}
+DEFAULT_METRIC = "throughput_ops_per_s"
+LATENCY_PERCENTILES = ("p50", "p90", "p99", "p999")
+
+
+def dig(obj: Any, dotted: str) -> Any:
+    """obj["a"]["b"] for "a.b", or None where any step is missing or not an object."""
+    for part in dotted.split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)
+    return obj
+
+
+def summary_stat(point: dict[str, Any], metric: str) -> dict[str, Any] | None:
+    stat = dig(point.get("summary"), metric)
+    return stat if isinstance(stat, dict) else None
+
+
+def summary_value(point: dict[str, Any], metric: str, key: str = "median") -> float | None:
+    stat = summary_stat(point, metric)
+    if stat is None:
+        return None
+    values = clean([stat.get(key)])
+    return values[0] if values else None
+
+
+def run_values(point: dict[str, Any], metric: str) -> list[float]:
+    """Per-run values of a metric; runs that lack it are left out."""
+    runs = point.get("runs") or []
+    return clean([dig(r, metric) for r in runs if isinstance(r, dict)])
+
+
+def central_value(point: dict[str, Any], metric: str) -> float | None:
+    """The median the harness wrote, or, where it wrote none (an optional percentile), the
+    median of the per-run values."""
+    value = summary_value(point, metric)
+    if value is not None:
+        return value
+    xs = run_values(point, metric)
+    if not xs:
+        return None
+    xs.sort()
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2

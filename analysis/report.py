@@ -1,0 +1,206 @@
+"""One self-contained HTML page for one or more results files: machine, probe, tuner
+recommendation, and per family of points their charts (embedded PNG) and a table.
+
+Nothing is fetched: no scripts, fonts or stylesheets from elsewhere, so the page can be
+attached to a CI run or mailed and still render.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from typing import Any
+
+from . import grid
+from .charts import build_family_charts, figure_bytes
+from .compare import fmt_value
+from .load import Results
+from .match import normalize_spec
+from .metrics import central_value, dig, run_values, summary_stat
+from .stats import median
+
+NOISY_CV = 0.10  # above this the median is not worth much; flag the cell
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1400px; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #446; padding-bottom: .2em; margin-top: 2em; }
+h3 { margin-top: 1.6em; }
+table { border-collapse: collapse; margin: .5em 0 1em; font-size: .9em; }
+th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; vertical-align: top; }
+th { background: #eef; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.noisy { background: #fff3cd; } td.true { color: #060; } td.false { color: #a00; }
+.warn { background: #fff3cd; border: 1px solid #e0c060; padding: .5em 1em; }
+.src, .note { color: #666; font-size: .85em; }
+img { max-width: 100%; border: 1px solid #ddd; margin: .4em 0; }
+"""
+
+E = html.escape
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "n/a"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.4g}" if math.isfinite(v) else "n/a"
+    return str(v)
+
+
+def render_any(v: Any) -> str:
+    """Escaped HTML for a value of unknown shape (the tuner's rules of thumb, estimates)."""
+    if isinstance(v, dict):
+        return "; ".join(f"{E(str(k))}: {render_any(x)}" for k, x in v.items())
+    if isinstance(v, list):
+        return ", ".join(render_any(x) for x in v)
+    return E(_fmt(v))
+
+
+def kv_table(rows: list[tuple[str, Any]]) -> str:
+    body = "".join(f"<tr><th>{E(k)}</th><td>{render_any(v)}</td></tr>" for k, v in rows if v is not None)
+    return f"<table>{body}</table>"
+
+
+def _bytes(n: Any) -> str | None:
+    if not isinstance(n, (int, float)) or isinstance(n, bool):
+        return None
+    return f"{n / 2**30:.1f} GiB"
+
+
+def machine_section(res: Results) -> str:
+    m, data = res.machine, res.data
+    tool = data.get("tool") or {}
+    sweep = data.get("sweep") or {}
+    rows = [
+        ("hostname", m.get("hostname")), ("os", m.get("os")), ("kernel", m.get("kernel")),
+        ("cpu model", m.get("cpu_model")), ("logical CPUs (N)", m.get("logical_cpus")),
+        ("cores", m.get("cores")), ("memory", _bytes(m.get("memory_bytes"))),
+        ("port backend", m.get("backend")), ("Wine", m.get("wine")),
+        ("tool", " ".join(str(tool[k]) for k in ("name", "version", "git", "build_type", "compiler") if tool.get(k))
+         or None),
+    ]
+    sweep_rows = [(k, sweep.get(k)) for k in ("workloads", "concurrency", "pool", "blocking", "repetitions",
+                                              "duration_s", "warmup_s", "seed", "started", "finished", "complete")]
+    out = "<h3>Machine</h3>" + kv_table(rows) + "<h3>Sweep</h3>" + kv_table(sweep_rows)
+    if sweep.get("complete") is False:
+        out += '<p class="warn">This sweep is incomplete (interrupted); only its finished points are shown.</p>'
+    return out
+
+
+def probe_section(machine: dict[str, Any]) -> str:
+    semantics = dig(machine, "probe.semantics")
+    if not isinstance(semantics, dict) or not semantics:
+        return '<h3>Port semantics probe</h3><p class="note">No probe in this file.</p>'
+    rows = []
+    for name, entry in semantics.items():
+        entry = entry if isinstance(entry, dict) else {"value": entry}
+        value = entry.get("value")
+        cls = "true" if value is True else "false" if value is False else ""
+        rows.append(f"<tr><td><code>{E(name)}</code></td><td class=\"{cls}\">{E(_fmt(value))}</td>"
+                    f"<td>{E(_fmt(entry.get('evidence')))}</td></tr>")
+    return ("<h3>Port semantics probe</h3><table><tr><th>semantic</th><th>value</th><th>evidence</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def tune_section(tune: Any) -> str:
+    if not isinstance(tune, dict):
+        return ""
+    rec = tune.get("recommendation") or {}
+    rows: list[tuple[str, Any]] = [("workload", tune.get("workload")), ("blocking", tune.get("blocking"))]
+    for axis in ("concurrency", "pool"):
+        sv = rec.get(axis)
+        if isinstance(sv, dict):
+            rows.append((f"recommended {axis}", f"{sv.get('spec')} (= {sv.get('value')})"))
+    tp = rec.get("throughput_ops_per_s")
+    rows.append(("throughput (ops/s)", fmt_value(tp) if isinstance(tp, (int, float)) else tp))
+    rows += [(k, v) for k, v in rec.items() if k not in ("concurrency", "pool", "throughput_ops_per_s")]
+    rows.append(("queueing estimate N/(1-b)", tune.get("queueing_estimate")))
+    out = "<h3>Tuner recommendation</h3>" + kv_table(rows)
+    rules = tune.get("rules_of_thumb")
+    if isinstance(rules, list) and rules:
+        out += "<p>Rules of thumb beside it:</p><ul>" + "".join(f"<li>{render_any(r)}</li>" for r in rules) + "</ul>"
+    evidence = tune.get("evidence")
+    if isinstance(evidence, list) and evidence:
+        out += "<p>Evidence points:</p><ul>" + "".join(f"<li><code>{render_any(e)}</code></li>" for e in evidence) + "</ul>"
+    return out
+
+
+def _stat_cell(point: dict[str, Any], metric: str, *, with_ci: bool = False) -> str:
+    stat = summary_stat(point, metric)
+    value = central_value(point, metric)
+    if value is None:
+        return '<td class="num">n/a</td>'
+    text = fmt_value(value)
+    cv = stat.get("cv") if stat else None
+    if with_ci and stat and isinstance(stat.get("ci95_low"), (int, float)) and isinstance(stat.get("ci95_high"), (int, float)):
+        text += f" [{fmt_value(stat['ci95_low'])}, {fmt_value(stat['ci95_high'])}]"
+    noisy = isinstance(cv, (int, float)) and cv > NOISY_CV
+    title = f' title="CV {cv:.1%}: noisy"' if noisy and isinstance(cv, (int, float)) else ""
+    return f'<td class="num{" noisy" if noisy else ""}"{title}>{E(text)}</td>'
+
+
+def _spec_text(sv: dict[str, Any]) -> str:
+    return f"{sv['spec']} ({sv['value']})"
+
+
+def points_table(points: list[dict[str, Any]]) -> str:
+    conc = grid.spec_axis(points, "concurrency")
+    pools = grid.spec_axis(points, "pool")
+    ordered = sorted(points, key=lambda p: (
+        float(p["blocking"]["ratio"]),
+        conc.index(normalize_spec(p["concurrency"]["spec"])),
+        pools.index(normalize_spec(p["pool"]["spec"])),
+    ))
+    head = ["concurrency", "pool", "blocking", "achieved blocking", "throughput ops/s median [95% CI]",
+            "CV", "cs / 1,000 completions", "latency p50 us", "latency p99 us", "runs"]
+    rows = []
+    for p in ordered:
+        tp = summary_stat(p, "throughput_ops_per_s") or {}
+        achieved = median(run_values(p, "achieved_blocking_ratio"))
+        cv = tp.get("cv")
+        rows.append(
+            "<tr>"
+            f"<td>{E(_spec_text(p['concurrency']))}</td><td>{E(_spec_text(p['pool']))}</td>"
+            f'<td class="num">{E(_fmt(p["blocking"]["ratio"]))}</td>'
+            f'<td class="num">{E(_fmt(achieved))}</td>'
+            + _stat_cell(p, "throughput_ops_per_s", with_ci=True)
+            + f'<td class="num">{E(f"{cv:.1%}" if isinstance(cv, (int, float)) else "n/a")}</td>'
+            + _stat_cell(p, "context_switches_per_kop")
+            + _stat_cell(p, "latency_us.p50")
+            + _stat_cell(p, "latency_us.p99")
+            + f'<td class="num">{len(p.get("runs") or [])}</td>'
+            "</tr>"
+        )
+    return ("<table><tr>" + "".join(f"<th>{E(h)}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>")
+
+
+def family_section(res: Results, fam: grid.Family, notes: list[str]) -> str:
+    out = f"<h3>{E(fam.title)}</h3>"
+    for chart in build_family_charts(res, fam, notes):
+        data = base64.b64encode(figure_bytes(chart.figure, "png")).decode("ascii")
+        out += f'<div><img alt="{E(chart.title)}" src="data:image/png;base64,{data}"></div>'
+    return out + points_table(fam.points)
+
+
+def file_section(res: Results, notes: list[str]) -> str:
+    start = len(notes)
+    out = (f"<section><h2>{E(grid.machine_title(res.machine))}</h2>"
+           f'<p class="src">{E(str(res.path))}</p>'
+           + machine_section(res) + probe_section(res.machine) + tune_section(res.data.get("tune")))
+    if not res.points:
+        out += '<p class="warn">No points in this file.</p>'
+    for fam in grid.families(res.points):
+        out += family_section(res, fam, notes)
+    skipped = notes[start:]
+    if skipped:
+        out += '<p class="note">Skipped charts:</p><ul class="note">' + "".join(f"<li>{E(n)}</li>" for n in skipped) + "</ul>"
+    return out + "</section>"
+
+
+def render_report(results: list[Results], notes: list[str]) -> str:
+    title = "iocpbench report: " + ", ".join(
+        str(r.machine.get("hostname") or r.path.stem) for r in results)
+    body = "".join(file_section(r, notes) for r in results)
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{E(title)}</title>'
+            f"<style>{CSS}</style></head><body><h1>{E(title)}</h1>{body}</body></html>\n")

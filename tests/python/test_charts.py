@@ -1,0 +1,82 @@
+"""iocpbench-charts: every chart as non-empty PNG and SVG; missing data skips, never crashes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from synthetic import make_results, run_tool, write_json
+
+from analysis.charts import build_charts, mean_shares
+from analysis.load import load_results
+
+KINDS = ("heatmap", "throughput-vs-blocking", "context-switches", "latency", "lifo")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _assert_chart_files(out: Path, prefix: str, kinds: tuple[str, ...]) -> None:
+    for kind in kinds:
+        png = out / f"{prefix}-post-emulated-w10-sleep-{kind}.png"
+        svg = out / f"{prefix}-post-emulated-w10-sleep-{kind}.svg"
+        assert png.read_bytes()[:8] == PNG_MAGIC and png.stat().st_size > 5_000, png
+        text = svg.read_text(encoding="utf-8")
+        assert "<svg" in text and len(text) > 5_000, svg
+
+
+def test_all_charts_png_and_svg(tmp_path: Path) -> None:
+    a = write_json(tmp_path / "laptop.json", make_results())
+    b = write_json(tmp_path / "server.json", make_results(hostname="server", n=64, workloads=("post", "file")))
+    out = tmp_path / "charts"
+    proc = run_tool("charts", a, b, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    _assert_chart_files(out, "laptop", KINDS)
+    _assert_chart_files(out, "server", KINDS)
+    assert (out / "server-file-emulated-w10-sleep-heatmap.svg").exists()
+    assert len(proc.stdout.splitlines()) == 2 * 5 * 3  # (png + svg) x 5 kinds x 3 families
+    assert all(Path(line).exists() for line in proc.stdout.splitlines())
+
+
+def test_missing_optional_data_skips_charts_with_a_note(tmp_path: Path) -> None:
+    data = make_results(ratios=(0.5,), shares=False)
+    for p in data["points"]:
+        for r in p["runs"]:
+            del r["latency_us"]
+        # Summary latency present but undefined (e.g. no samples): null statistics.
+        for q in list(p["summary"]["latency_us"]):
+            p["summary"]["latency_us"][q] = {k: None for k in ("median", "mean", "ci95_low", "ci95_high", "cv")} | {"n": 0}
+    path = write_json(tmp_path / "sparse.json", data)
+    out = tmp_path / "charts"
+    proc = run_tool("charts", path, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    notes = proc.stderr.splitlines()
+    assert any("throughput-vs-blocking" in n and "only one blocking ratio" in n for n in notes)
+    assert any("lifo" in n and "thread_shares" in n for n in notes)
+    assert any("latency" in n for n in notes)
+    assert "Traceback" not in proc.stderr
+    _assert_chart_files(out, "sparse", ("heatmap", "context-switches"))
+    assert not (out / "sparse-post-emulated-w10-sleep-lifo.png").exists()
+
+
+def test_null_statistics_and_empty_points_do_not_crash(tmp_path: Path) -> None:
+    data = make_results()
+    for p in data["points"][::2]:
+        p["summary"]["throughput_ops_per_s"]["median"] = None
+        p["summary"]["throughput_ops_per_s"]["ci95_low"] = None
+        p["summary"]["context_switches_per_kop"] = {k: None for k in ("median", "mean", "ci95_low", "ci95_high", "cv")} | {"n": 0}
+    notes: list[str] = []
+    charts = build_charts(load_results(write_json(tmp_path / "nulls.json", data)), notes)
+    assert {c.name.rsplit("-sleep-", 1)[1] for c in charts} == set(KINDS), notes
+
+    empty = make_results()
+    empty["points"] = []
+    empty["sweep"]["complete"] = False
+    proc = run_tool("charts", write_json(tmp_path / "empty.json", empty), "-o", tmp_path / "out")
+    assert proc.returncode == 0 and "no points" in proc.stderr
+
+
+def test_mean_shares_sorts_each_run_and_pads() -> None:
+    point = {"runs": [{"thread_shares": [0.2, 0.8]}, {"thread_shares": [0.5, 0.1, 0.4]}, {}]}
+    shares = mean_shares(point)
+    assert shares is not None
+    assert [round(x, 6) for x in shares] == [0.65, 0.3, 0.05]
+    assert mean_shares({"runs": [{"errors": 0}]}) is None

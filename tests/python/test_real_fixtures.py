@@ -1,0 +1,46 @@
+"""Real results files made by the harness, dropped into tests/python/fixtures/ by hand.
+
+Each *.json there must load and validate, chart without a crash, compare with itself
+without a regression, and make a report. With no files there the test skips.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from synthetic import FIXTURES, run_tool
+
+from analysis.load import load_results
+
+FILES = sorted(FIXTURES.glob("*.json"))
+
+
+@pytest.mark.skipif(not FILES, reason=f"no real results files in {FIXTURES}")
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_real_results_file(path: Path, tmp_path: Path) -> None:
+    res = load_results(path)
+    assert res.machine["logical_cpus"] >= 1
+
+    proc = run_tool("charts", path, "-o", tmp_path / "charts")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    if res.points:
+        pngs = list((tmp_path / "charts").glob("*.png"))
+        assert pngs and all(p.stat().st_size > 0 for p in pngs)
+        assert all(p.with_suffix(".svg").stat().st_size > 0 for p in pngs)
+
+    proc = run_tool("compare", path, path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "REGRESSION" not in proc.stdout
+
+    proc = run_tool("report", path, "-o", tmp_path / "r.html")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "r.html").stat().st_size > 0
+
+
+@pytest.mark.skipif(len(FILES) < 2, reason="fewer than two real results files to compare")
+def test_real_results_compare_each_other(tmp_path: Path) -> None:
+    proc = run_tool("compare", FILES[0], *FILES[1:], "--chart", tmp_path / "ratio.png")
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr  # a real difference may regress
+    assert proc.stdout.startswith("## iocpbench compare")

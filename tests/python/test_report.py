@@ -1,0 +1,70 @@
+"""iocpbench-report: one self-contained page; it renders in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from synthetic import SEMANTICS, make_results, run_tool, write_json
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _report(tmp_path: Path) -> tuple[Path, str]:
+    a = write_json(tmp_path / "laptop.json", make_results(tune=True))
+    server = make_results(hostname="server", n=64)
+    server["machine"].pop("probe")
+    server["sweep"]["complete"] = False
+    b = write_json(tmp_path / "server.json", server)
+    out = tmp_path / "report.html"
+    proc = run_tool("report", a, b, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    return out, out.read_text(encoding="utf-8")
+
+
+def test_report_content(tmp_path: Path) -> None:
+    _, page = _report(tmp_path)
+    assert page.startswith("<!DOCTYPE html>")
+    for text in ("laptop", "server", "Test CPU @ 2.0GHz", "N=64", "Port semantics probe",
+                 "Tuner recommendation", "2N (= 4)", "No probe in this file", "incomplete",
+                 "throughput ops/s median [95% CI]", "cs / 1,000 completions", "latency p99 us"):
+        assert text in page, text
+    for name in SEMANTICS:
+        assert f"<code>{name}</code>" in page
+    assert len(re.findall(r'src="data:image/png;base64,', page)) == 10  # 5 charts x 2 files
+    # Self-contained: nothing is loaded from elsewhere.
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    assert "<script" not in page
+
+
+def test_report_escapes_file_content(tmp_path: Path) -> None:
+    data = make_results()
+    data["machine"]["hostname"] = "<script>alert(1)</script>"
+    out = tmp_path / "r.html"
+    assert run_tool("report", write_json(tmp_path / "x.json", data), "-o", out).returncode == 0
+    page = out.read_text(encoding="utf-8")
+    assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        pytest.skip(f"{CHROMIUM} not installed: no headless browser to render the report")
+    html, _ = _report(tmp_path)
+    shot = tmp_path / "report.png"
+    profile = tmp_path / "chromium-profile"
+    profile.mkdir()
+    proc = subprocess.run(
+        [CHROMIUM if Path(CHROMIUM).exists() else "chromium", "--headless", "--no-sandbox",
+         "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
+         f"--screenshot={shot}", "--window-size=1280,2000", html.as_uri()],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert shot.exists(), proc.stderr[-2000:]
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    # A blank or error page compresses to a few KB; tables and a chart make far more.
+    assert len(data) > 50_000, len(data)
