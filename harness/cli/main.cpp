@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   };
   add(add_probe_command);
   add(add_info_command);
+  add(add_run_command);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,174 @@
+// `iocpbench run`: one point (workload, port, concurrency, pool, blocking), one or more runs,
+// written as a whole results file (schema version 1) and summarised on stdout.
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <ctime>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/port_flag.hpp"
+#include "platform/platform.hpp"
+#include "report/json_file.hpp"
+#include "run/run_point.hpp"
+#include "sweep/count_spec.hpp"
+#include "workloads/params.hpp"
+
+namespace iocpbench::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_signal(int) {
+  g_interrupted.store(true);
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  std::ostringstream out;
+  out << std::put_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
+  return out.str();
+}
+
+double parse_number(const std::string& text, const char* flag) {
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(text, &used);
+    if (used != text.size()) throw std::invalid_argument(text);
+    return value;
+  } catch (const std::exception&) {
+    throw BadInput{flag, "'" + text + "' is not a number"};
+  }
+}
+
+sweep::CountSpec parse_spec(const std::string& text, bool allow_zero, const char* flag) {
+  std::string reason;
+  if (text.find(',') != std::string::npos) {
+    throw BadInput{flag, "run takes one value (lists are for sweep)"};
+  }
+  auto spec = sweep::parse_count_spec(text, allow_zero, &reason);
+  if (!spec) throw BadInput{flag, reason};
+  return *spec;
+}
+
+}  // namespace
+
+CommandBody add_run_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "run",
+      "Run one point: a workload (post, file or socket) through a completion port with a given "
+      "concurrency value, pool size and blocking ratio; report throughput, latency and context "
+      "switches.");
+  struct Options {
+    std::string workload = "post";
+    std::string port;
+    std::string concurrency = "N";
+    std::string pool = "2N";
+    std::string blocking = "0";
+    std::string blocking_kind = "sleep";
+    std::string work_us = "0";
+    std::string duration = "5";
+    std::string warmup = "0.5";
+    std::string repetitions = "1";
+    std::string json;
+    workloads::WorkloadFlags flags;
+  };
+  auto o = std::make_shared<Options>();
+  command->add_option("--workload", o->workload, "post | file | socket")->capture_default_str();
+  add_port_flag(*command, o->port);
+  command
+      ->add_option("--concurrency", o->concurrency,
+                   "the port's concurrency value: an integer, 0 (port default = logical CPUs), "
+                   "or N-relative (N, 2N, 2N+2)")
+      ->capture_default_str();
+  command->add_option("--pool", o->pool, "worker threads: an integer or N-relative (N, 2N, 2N+2)")
+      ->capture_default_str();
+  command
+      ->add_option("--blocking", o->blocking,
+                   "blocking ratio b in [0, 1): per completion the handler computes for "
+                   "--work-us and blocks for work_us*b/(1-b)")
+      ->capture_default_str();
+  command->add_option("--blocking-kind", o->blocking_kind, "sleep | io (O_DIRECT reads)")
+      ->capture_default_str();
+  command->add_option("--work-us", o->work_us, "calibrated CPU work per completion, microseconds")
+      ->capture_default_str();
+  command->add_option("--duration", o->duration, "measured seconds per run")->capture_default_str();
+  command->add_option("--warmup", o->warmup, "warm-up seconds before each run's window")
+      ->capture_default_str();
+  command->add_option("--repetitions", o->repetitions, "runs of the point")->capture_default_str();
+  command->add_option("--json", o->json, "write the results file here");
+  workloads::add_workload_flags(*command, o->flags);
+
+  return [o]() {
+    run::PointSpec spec;
+    spec.workload = o->workload;
+    spec.port = resolve_port_flag(o->port);
+    spec.workload_params = workloads::workload_params_from_flags(o->flags);
+    const unsigned n = platform::logical_cpus();
+    spec.concurrency = parse_spec(o->concurrency, true, "--concurrency");
+    spec.concurrency_value = spec.concurrency.resolve(n);
+    spec.pool = parse_spec(o->pool, false, "--pool");
+    spec.pool_value = spec.pool.resolve(n);
+    spec.blocking_ratio = parse_number(o->blocking, "--blocking");
+    spec.blocking_kind = o->blocking_kind;
+    spec.work_us = parse_number(o->work_us, "--work-us");
+    spec.duration_s = parse_number(o->duration, "--duration");
+    spec.warmup_s = parse_number(o->warmup, "--warmup");
+    const double reps = parse_number(o->repetitions, "--repetitions");
+    if (reps < 1 || reps > 1000 || reps != std::floor(reps)) {
+      throw BadInput{"--repetitions", "must be an integer from 1 to 1000"};
+    }
+    run::validate_point(spec);
+    if (!o->json.empty()) {
+      if (auto problem = report::output_path_problem(o->json)) throw BadInput{"--json", *problem};
+    }
+
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    const std::string started = utc_now();
+    std::vector<run::RunResult> runs;
+    for (unsigned k = 0; k < static_cast<unsigned>(reps) && !g_interrupted.load(); ++k) {
+      runs.push_back(run::run_point(spec, &g_interrupted, k));
+    }
+    const bool interrupted = g_interrupted.load();
+    const nlohmann::json point = run::point_to_json(spec, runs);
+
+    for (const auto& r : runs) {
+      std::cout << std::fixed << std::setprecision(0) << spec.workload
+                << " port=" << port::to_string(spec.port) << " C=" << spec.concurrency.text << "("
+                << r.effective_concurrency << ") S=" << spec.pool.text << "(" << spec.pool_value
+                << ") b=" << std::setprecision(2) << spec.blocking_ratio << " work=" << spec.work_us
+                << "us: " << std::setprecision(0) << r.throughput_ops_per_s << " ops/s, "
+                << std::setprecision(2) << r.context_switches_per_kop << " cs/kop, p50 "
+                << r.latency.p50 << " us, p99 " << r.latency.p99 << " us, queue p50 "
+                << r.queue_delay.p50 << " us, blocked " << r.achieved_blocking_ratio << ", errors "
+                << r.errors << '\n';
+      std::cout << std::defaultfloat;
+    }
+    if (!o->json.empty()) {
+      nlohmann::json sweep = {{"command", "run"},
+                              {"repetitions", static_cast<unsigned>(reps)},
+                              {"duration_s", spec.duration_s},
+                              {"warmup_s", spec.warmup_s},
+                              {"seed", nullptr},
+                              {"started", started},
+                              {"finished", utc_now()},
+                              {"complete", !interrupted}};
+      nlohmann::json points = nlohmann::json::array({point});
+      report::write_json_atomically(o->json, run::results_document(sweep, points));
+    }
+    if (interrupted) return kExitInterrupted;
+    for (const auto& r : runs) {
+      if (r.ops == 0 || !r.drained) return kExitRunFailed;
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace iocpbench::cli

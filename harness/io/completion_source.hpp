@@ -1,0 +1,83 @@
+#pragma once
+// A completion source turns asynchronous I/O completions into completion-port packets, which
+// is what the Windows kernel does for a handle associated with an IOCP. One implementation per
+// OS: completion_source_linux.cpp (io_uring through liburing).
+//
+// Linux design (measured in ../../workloads/README.md): one completion thread owns the ring and
+// is the only caller of io_uring_enter. Any thread submits an operation by queueing a pointer
+// to it under a short lock; the completion thread turns queued operations into SQEs, submits
+// them and reaps CQEs, posting one packet per completion into the port (context = the IoOp,
+// bytes = the result, status = the errno). When it has nothing to do it parks in
+// io_uring_enter; a submitter that finds it parked rings a doorbell: an eventfd whose read is
+// kept armed in the ring. The thread enrols as the `completion_source` role so its CPU time and
+// context switches are reported apart from the workers'.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "metrics/usage.hpp"
+#include "port/completion_port.hpp"
+
+namespace iocpbench::io {
+
+// One asynchronous operation: the per-I/O data (the OVERLAPPED of Windows). It must stay alive
+// and untouched from submit() until its packet has been handled.
+struct IoOp {
+  enum class Kind : std::uint8_t { read, write, recv, send };
+  Kind kind = Kind::read;
+  // true: the completion becomes a port packet. false: the source finishes the operation
+  // itself (a send: a short one is resubmitted for the rest; then `then` is submitted). A
+  // failed operation is always posted, so its owner sees the error.
+  bool to_port = true;
+  int fd = -1;
+  void* buf = nullptr;
+  std::uint32_t len = 0;
+  std::uint32_t done = 0;  // bytes already transferred (sends the source completes)
+  std::uint64_t offset = 0;
+  std::int32_t result = 0;  // the CQE's result
+  IoOp* then = nullptr;
+  std::uintptr_t key = 0;         // the packet's completion key
+  std::uint64_t t_submit_ns = 0;  // set by the submitter
+  std::uint64_t t_insert_ns = 0;  // set by the source just before posting (once per CQE batch)
+  std::uint32_t index = 0;        // free for the owner
+};
+
+struct SourceOptions {
+  port::CompletionPort* port = nullptr;
+  unsigned max_ops = 64;  // operations in flight at once, at most
+  metrics::RoleRegistry* roles = nullptr;
+  // Ring set-up: try SINGLE_ISSUER + DEFER_TASKRUN (one thread owns the ring) before plain
+  // COOP_TASKRUN; the first set the kernel accepts is used and recorded.
+  bool defer_taskrun = true;
+};
+
+struct SourceStats {
+  std::uint64_t completions = 0;  // CQEs of operations (the doorbell's excluded)
+  std::uint64_t posted = 0;       // packets posted to the port
+  std::uint64_t enters = 0;       // io_uring_enter calls
+  std::uint64_t parks = 0;        // enters that waited for a completion
+  std::uint64_t doorbells = 0;    // doorbell rings by submitters
+  std::uint64_t max_batch = 0;    // most CQEs reaped at once
+  std::uint64_t post_failures = 0;
+  std::uint64_t dropped_at_stop = 0;
+};
+
+class CompletionSource {
+ public:
+  virtual ~CompletionSource() = default;
+  // From any thread.
+  virtual void submit(IoOp& op) = 0;
+  // Stops the completion thread: operations still in flight are cancelled and their
+  // completions dropped (bounded wait). Idempotent; the destructor calls it.
+  virtual void stop() = 0;
+  virtual SourceStats stats() const = 0;
+  // How the source is built, for the results ("io_uring: flags ...").
+  virtual std::string describe() const = 0;
+};
+
+// Starts the completion thread. Throws std::runtime_error when the OS refuses (with the reason).
+std::unique_ptr<CompletionSource> make_completion_source(const SourceOptions& options);
+
+}  // namespace iocpbench::io

@@ -1,0 +1,63 @@
+#include "metrics/usage.hpp"
+
+namespace iocpbench::metrics {
+
+Usage operator-(const Usage& a, const Usage& b) {
+  auto sub = [](std::uint64_t x, std::uint64_t y) { return x >= y ? x - y : 0; };
+  Usage d;
+  d.voluntary = sub(a.voluntary, b.voluntary);
+  d.involuntary = sub(a.involuntary, b.involuntary);
+  d.user_s = a.user_s - b.user_s;
+  d.sys_s = a.sys_s - b.sys_s;
+  d.cpu_s = a.cpu_s - b.cpu_s;
+  return d;
+}
+
+Usage& operator+=(Usage& a, const Usage& b) {
+  a.voluntary += b.voluntary;
+  a.involuntary += b.involuntary;
+  a.user_s += b.user_s;
+  a.sys_s += b.sys_s;
+  a.cpu_s += b.cpu_s;
+  return a;
+}
+
+const char* to_string(Role role) {
+  switch (role) {
+    case Role::workers:
+      return "workers";
+    case Role::completion_source:
+      return "completion_source";
+    case Role::load_generator:
+      return "load_generator";
+  }
+  return "unknown";
+}
+
+void RoleRegistry::enrol(Role role) {
+  const ThreadHandle handle = current_thread_handle();
+  std::lock_guard lock(mutex_);
+  threads_.emplace_back(role, handle);
+}
+
+RoleRegistry::Snapshot RoleRegistry::sample() const {
+  std::lock_guard lock(mutex_);
+  Snapshot snapshot;
+  for (const auto& [role, handle] : threads_) {
+    Usage usage;
+    if (sample_thread(handle, usage)) {
+      snapshot.by_role[static_cast<int>(role)] += usage;
+      ++snapshot.threads[static_cast<int>(role)];
+    } else {
+      ++snapshot.unsampled;
+    }
+  }
+  return snapshot;
+}
+
+std::size_t RoleRegistry::size() const {
+  std::lock_guard lock(mutex_);
+  return threads_.size();
+}
+
+}  // namespace iocpbench::metrics

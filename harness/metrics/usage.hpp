@@ -1,0 +1,68 @@
+#pragma once
+// Context switches and CPU time: for the whole process (getrusage RUSAGE_SELF on Linux: every
+// thread, exited ones included) and per thread, grouped by role. One implementation file per OS
+// (usage_linux.cpp).
+//
+// Per-thread counts are sampled by the controller at the edges of the measured window while the
+// threads are alive. A worker asleep in the port cannot read its own RUSAGE_THREAD at that
+// moment without being woken (which would add the very switches being counted), so on Linux
+// the controller reads /proc/self/task/<tid>/status (the same counters RUSAGE_THREAD returns)
+// and the thread's CPU clock. RUSAGE_THREAD itself is used for the calling thread.
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace iocpbench::metrics {
+
+struct Usage {
+  std::uint64_t voluntary = 0;
+  std::uint64_t involuntary = 0;
+  double user_s = 0;  // process samples only (threads report cpu_s)
+  double sys_s = 0;
+  double cpu_s = 0;  // user + sys
+};
+
+Usage operator-(const Usage& a, const Usage& b);
+Usage& operator+=(Usage& a, const Usage& b);
+
+// The whole process, exited threads included.
+Usage process_usage();
+// The calling thread (RUSAGE_THREAD on Linux).
+Usage current_thread_usage();
+
+// An OS handle for sampling a live thread from another thread.
+struct ThreadHandle {
+  long tid = 0;
+  std::uint64_t native = 0;  // pthread_t on POSIX
+};
+ThreadHandle current_thread_handle();
+// False when the thread is gone or the OS refuses.
+bool sample_thread(const ThreadHandle& thread, Usage& out);
+
+enum class Role { workers, completion_source, load_generator };
+const char* to_string(Role role);
+inline constexpr int kRoles = 3;
+
+// Threads of a run enrol here when they start (and must stay alive until the last sample).
+class RoleRegistry {
+ public:
+  void enrol(Role role);  // the calling thread
+  // Per-role sums over the enrolled threads; threads that could not be sampled are counted.
+  struct Snapshot {
+    Usage by_role[kRoles];
+    unsigned threads[kRoles] = {};
+    unsigned unsampled = 0;
+  };
+  Snapshot sample() const;
+  std::size_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::pair<Role, ThreadHandle>> threads_;
+};
+
+}  // namespace iocpbench::metrics

@@ -1,0 +1,42 @@
+#pragma once
+// Calibrated CPU work: a dependent chain of multiply-adds the compiler cannot shorten, run for
+// a number of iterations calibrated to microseconds once per process (the fastest of several
+// trials, so a trial slowed by another thread does not inflate the rate).
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+namespace iocpbench::run {
+
+struct WorkCalibration {
+  double iterations_per_us = 0;
+  unsigned trials = 0;
+  double calibration_ms = 0;  // wall time the calibration took
+};
+
+// Calibrates on first use (thread-safe), then returns the cached result.
+const WorkCalibration& work_calibration();
+
+// Runs `iterations` of the chain; returns its value so nothing is optimised away.
+std::uint64_t spin_iterations(std::uint64_t iterations) noexcept;
+
+class CpuWork {
+ public:
+  CpuWork() = default;
+  explicit CpuWork(double work_us);
+  void operator()() const noexcept {
+    if (iterations_ != 0) sink_ = spin_iterations(iterations_);
+  }
+  std::uint64_t iterations() const { return iterations_; }
+  // Runs the work `repetitions` times on this thread and returns the mean microseconds: the
+  // check recorded beside the calibration.
+  double measure_us(unsigned repetitions) const;
+  nlohmann::json to_json(double target_us, double measured_us, unsigned repetitions) const;
+
+ private:
+  std::uint64_t iterations_ = 0;
+  static thread_local std::uint64_t sink_;
+};
+
+}  // namespace iocpbench::run

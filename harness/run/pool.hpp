@@ -1,0 +1,91 @@
+#pragma once
+// The worker pool of one run and the per-completion handler.
+//
+// The pool is created up front; every thread associates itself with the port by calling
+// remove(). Each completion: the workload inspects the packet, the handler computes for
+// work_us (calibrated) and then blocks for work_us*b/(1-b) inside port::BlockingRegion (a
+// 1-ns-slack sleep, or synchronous O_DIRECT reads that reach the device), then the workload
+// resubmits. Shutdown: one stop packet per thread, and a thread that takes a stop packet never
+// removes again, so each thread takes exactly one (with LIFO wake-ups a thread that looped back
+// could otherwise take a second one meant for another, leaving that one blocked forever).
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "metrics/histogram.hpp"
+#include "metrics/usage.hpp"
+#include "port/completion_port.hpp"
+#include "run/cpu_work.hpp"
+#include "workloads/workload.hpp"
+
+namespace iocpbench::run {
+
+enum class BlockingKind { sleep, io };
+
+struct HandlerSpec {
+  double work_us = 0;
+  double blocking_ratio = 0;  // b in [0, 1)
+  BlockingKind kind = BlockingKind::sleep;
+  // kind == io: an O_DIRECT file descriptor to read from, its size and the read size.
+  int io_fd = -1;
+  std::uint64_t io_file_bytes = 0;
+  std::uint32_t io_block = 4096;
+
+  double block_us() const {
+    return blocking_ratio <= 0 ? 0 : work_us * blocking_ratio / (1 - blocking_ratio);
+  }
+};
+
+struct alignas(64) WorkerStats {
+  metrics::Histogram latency;      // end-to-end (measured window)
+  metrics::Histogram queue_delay;  // insert -> remove (measured window)
+  std::uint64_t completions = 0;   // measured window
+  std::uint64_t bytes = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t work_ns = 0;   // handler time computing (measured window)
+  std::uint64_t block_ns = 0;  // handler time blocked
+  std::uint64_t block_reads = 0;
+  std::uint64_t block_read_errors = 0;
+  std::uint64_t handled_total = 0;  // counted completions, every phase
+  std::uint64_t packets_total = 0;  // every packet but stop packets, every phase
+  std::uint64_t stop_packets = 0;
+  std::uint64_t remove_failures = 0;  // remove() returned abandoned / invalid_handle
+};
+
+class Pool {
+ public:
+  Pool(port::CompletionPort& port, workloads::Workload& workload, const HandlerSpec& handler,
+       unsigned threads, metrics::RoleRegistry& roles, const std::atomic<int>& phase);
+  ~Pool();
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  // Starts the threads and returns once every one of them has enrolled (and so can be
+  // sampled).
+  void start();
+  // Posts one stop packet per thread and joins them all. Idempotent.
+  void stop();
+  const std::vector<WorkerStats>& stats() const { return stats_; }
+  unsigned size() const { return static_cast<unsigned>(stats_.size()); }
+
+ private:
+  void worker(unsigned index);
+  void block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer);
+
+  port::CompletionPort& port_;
+  workloads::Workload& workload_;
+  HandlerSpec handler_;
+  CpuWork work_;
+  std::uint64_t block_ns_target_ = 0;
+  metrics::RoleRegistry& roles_;
+  const std::atomic<int>& phase_;
+  std::vector<WorkerStats> stats_;
+  std::vector<std::thread> threads_;
+  std::atomic<unsigned> enrolled_{0};
+  bool stopped_ = false;
+};
+
+}  // namespace iocpbench::run

@@ -1,0 +1,381 @@
+#include "run/run_point.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "metrics/clock.hpp"
+#include "platform/platform.hpp"
+#include "report/machine_info.hpp"
+#include "run/blocking_io.hpp"
+#include "run/cpu_work.hpp"
+#include "run/pool.hpp"
+#include "sweep/statistics.hpp"
+#include "workloads/data_file.hpp"
+#include "workloads/workload.hpp"
+
+namespace iocpbench::run {
+namespace {
+
+using cli::BadInput;
+using Clock = std::chrono::steady_clock;
+
+constexpr unsigned kBlockingFileMib = 256;  // the file workload's default file, shared
+
+// Sleeps until `until` or until a stop is requested; false when stopped early.
+bool sleep_until(Clock::time_point until, const std::atomic<bool>* stop) {
+  while (Clock::now() < until) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return false;
+    const auto left = until - Clock::now();
+    std::this_thread::sleep_for(std::min<Clock::duration>(left, std::chrono::milliseconds(20)));
+  }
+  return true;
+}
+
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+// Whatever happens, the workload sees kStopping before the pool and the workload go away.
+struct PhaseGuard {
+  std::atomic<int>& phase;
+  ~PhaseGuard() { phase.store(workloads::kStopping); }
+};
+
+struct FileCloser {
+  int fd = -1;
+  ~FileCloser() { close_file(fd); }
+};
+
+}  // namespace
+
+void validate_point(const PointSpec& spec) {
+  workloads::parse_workload_params(spec.workload, spec.workload_params);
+  if (!port::backend_available(spec.port)) {
+    throw BadInput{"--port", "backend '" + std::string(port::to_string(spec.port)) +
+                                 "' is not available in this build on this OS"};
+  }
+  if (spec.pool_value < 1) throw BadInput{"--pool", "must be at least 1 thread"};
+  if (spec.pool_value > 4096) throw BadInput{"--pool", "more than 4096 threads"};
+  if (spec.concurrency_value > 4096) throw BadInput{"--concurrency", "larger than 4096"};
+  if (!std::isfinite(spec.blocking_ratio) || spec.blocking_ratio < 0 || spec.blocking_ratio >= 1) {
+    throw BadInput{"--blocking", "must be in [0, 1)"};
+  }
+  if (spec.blocking_kind != "sleep" && spec.blocking_kind != "io") {
+    throw BadInput{"--blocking-kind", "'" + spec.blocking_kind + "' is not sleep or io"};
+  }
+  if (!std::isfinite(spec.work_us) || spec.work_us < 0) {
+    throw BadInput{"--work-us", "must be a number of microseconds, 0 or more"};
+  }
+  if (spec.work_us > 1e6) throw BadInput{"--work-us", "more than a second per completion"};
+  if (!std::isfinite(spec.duration_s) || spec.duration_s <= 0) {
+    throw BadInput{"--duration", "must be a positive number of seconds"};
+  }
+  if (spec.duration_s > 86400) throw BadInput{"--duration", "longer than a day"};
+  if (!std::isfinite(spec.warmup_s) || spec.warmup_s < 0 || spec.warmup_s > 3600) {
+    throw BadInput{"--warmup", "must be between 0 and 3600 seconds"};
+  }
+}
+
+RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
+                    unsigned repetition) {
+  validate_point(spec);
+  const workloads::WorkloadParams params =
+      workloads::parse_workload_params(spec.workload, spec.workload_params);
+
+  RunResult result;
+  result.repetition = repetition;
+  result.logical_cpus = platform::logical_cpus();
+
+  HandlerSpec handler;
+  handler.work_us = spec.work_us;
+  handler.blocking_ratio = spec.blocking_ratio;
+  handler.kind = spec.blocking_kind == "io" ? BlockingKind::io : BlockingKind::sleep;
+  FileCloser blocking_file;
+  if (handler.kind == BlockingKind::io && handler.block_us() > 0) {
+    const auto data = workloads::ensure_data_file(workloads::default_data_file(kBlockingFileMib),
+                                                  std::uint64_t{kBlockingFileMib} << 20, true);
+    std::string error;
+    blocking_file.fd = open_direct_for_reads(data.path, error);
+    if (blocking_file.fd < 0) {
+      throw BadInput{"--blocking-kind", "io needs direct reads of " + error};
+    }
+    handler.io_fd = blocking_file.fd;
+    handler.io_file_bytes = data.bytes;
+  }
+
+  // The calibration check, on this thread before anything else runs.
+  const CpuWork work(spec.work_us);
+  const unsigned check_reps =
+      spec.work_us > 0 ? static_cast<unsigned>(std::clamp(20000.0 / spec.work_us, 10.0, 1000.0))
+                       : 0;
+  const double measured_us = work.measure_us(check_reps);
+  result.work_calibration = work.to_json(spec.work_us, measured_us, check_reps);
+  result.work_calibration["block_us_target"] = handler.block_us();
+  result.work_calibration["blocking_kind"] = spec.blocking_kind;
+
+  std::unique_ptr<port::CompletionPort> port =
+      port::make_port(spec.port, {.concurrency = spec.concurrency_value});
+  if (!port) throw BadInput{"--port", "backend not available"};
+  result.effective_concurrency = port->concurrency();
+
+  metrics::RoleRegistry roles;
+  std::atomic<int> phase{workloads::kWarmup};
+  std::unique_ptr<workloads::Workload> workload = workloads::make_workload(params);
+  workloads::RunEnv env{port.get(), &roles, &phase, spec.pool_value};
+  workload->open(env);
+
+  metrics::Usage u0, u1;
+  metrics::RoleRegistry::Snapshot r0, r1;
+  port::PortCounters c0, c1;
+  std::uint64_t t0 = 0, t1 = 0;
+  {
+    Pool pool(*port, *workload, handler, spec.pool_value, roles, phase);
+    PhaseGuard guard{phase};
+    pool.start();
+    workload->start();
+
+    bool complete = sleep_until(Clock::now() + seconds(spec.warmup_s), stop_requested);
+    phase.store(workloads::kMeasuring, std::memory_order_seq_cst);
+    t0 = metrics::now_ns();
+    u0 = metrics::process_usage();
+    r0 = roles.sample();
+    c0 = port->counters();
+    if (complete) {
+      complete = sleep_until(Clock::now() + seconds(spec.duration_s), stop_requested);
+    }
+    phase.store(workloads::kStopping, std::memory_order_seq_cst);
+    t1 = metrics::now_ns();
+    u1 = metrics::process_usage();
+    r1 = roles.sample();
+    c1 = port->counters();
+    result.interrupted = !complete;
+
+    result.drained = workload->drain(Clock::now() + std::chrono::seconds(5));
+    pool.stop();
+    result.left_in_port = port->depth().value_or(0);
+
+    // Everything the workers measured.
+    metrics::Histogram latency, queue_delay;
+    std::uint64_t work_ns = 0, block_ns = 0, worker_errors = 0, block_errors = 0,
+                  remove_failures = 0;
+    std::vector<std::uint64_t> per_thread;
+    for (const WorkerStats& w : pool.stats()) {
+      latency.merge(w.latency);
+      queue_delay.merge(w.queue_delay);
+      result.ops += w.completions;
+      result.bytes += w.bytes;
+      work_ns += w.work_ns;
+      block_ns += w.block_ns;
+      result.block_reads += w.block_reads;
+      worker_errors += w.errors;
+      block_errors += w.block_read_errors;
+      remove_failures += w.remove_failures;
+      result.completions_handled_total += w.handled_total;
+      result.packets_handled_total += w.packets_total;
+      result.stop_packets_taken += w.stop_packets;
+      per_thread.push_back(w.completions);
+    }
+    workload->close();
+    port->close();
+
+    result.seconds = static_cast<double>(t1 - t0) / 1e9;
+    if (const metrics::Histogram* own = workload->own_latency()) {
+      result.latency = metrics::percentiles_us(*own);
+      result.latency_source = "load generator round trip (send -> whole echo received)";
+    } else {
+      result.latency = metrics::percentiles_us(latency);
+      result.latency_source =
+          spec.workload == "post" ? "post -> handler done" : "I/O submitted -> handler done";
+    }
+    result.queue_delay = metrics::percentiles_us(queue_delay);
+    std::sort(per_thread.begin(), per_thread.end(), std::greater<>());
+    for (std::uint64_t n : per_thread) {
+      result.thread_shares.push_back(
+          result.ops == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(result.ops));
+    }
+    result.achieved_blocking_ratio =
+        work_ns + block_ns == 0
+            ? 0.0
+            : static_cast<double>(block_ns) / static_cast<double>(work_ns + block_ns);
+
+    const std::uint64_t workload_errors = workload->errors();
+    result.errors =
+        worker_errors + block_errors + remove_failures + workload_errors + (result.drained ? 0 : 1);
+    result.error_detail = {{"completions_failed", worker_errors},
+                           {"blocking_reads_failed", block_errors},
+                           {"remove_failures", remove_failures},
+                           {"workload", workload_errors},
+                           {"drain_timed_out", !result.drained}};
+    result.workload_stats = workload->stats(result.seconds);
+    result.packets_posted_total = workload->packets_posted();
+  }
+
+  result.process = u1 - u0;
+  for (int role = 0; role < metrics::kRoles; ++role) {
+    result.by_role[role] = r1.by_role[role] - r0.by_role[role];
+    result.role_threads[role] = r1.threads[role];
+  }
+  result.unsampled_threads = r0.unsampled + r1.unsampled;
+  const double secs = result.seconds > 0 ? result.seconds : 1e-9;
+  result.throughput_ops_per_s = static_cast<double>(result.ops) / secs;
+  result.bytes_per_s = static_cast<double>(result.bytes) / secs;
+  const double switches =
+      static_cast<double>(result.process.voluntary + result.process.involuntary);
+  result.context_switches_per_kop =
+      result.ops == 0 ? 0.0 : switches * 1000.0 / static_cast<double>(result.ops);
+  // Little's law: mean operations in flight = throughput x mean end-to-end time.
+  result.achieved_outstanding = result.throughput_ops_per_s * result.latency.mean / 1e6;
+  result.port_counters.available = c1.available;
+  result.port_counters.handoffs = c1.handoffs - c0.handoffs;
+  result.port_counters.queued = c1.queued - c0.queued;
+  result.port_counters.over_limit_s =
+      static_cast<double>(c1.over_limit_ns - c0.over_limit_ns) / 1e9;
+  result.port_counters.max_active = c1.max_active;
+  result.port_counters.max_depth = c1.max_depth;
+  return result;
+}
+
+namespace {
+
+nlohmann::json usage_json(const metrics::Usage& u) {
+  return {{"voluntary", u.voluntary}, {"involuntary", u.involuntary}};
+}
+
+}  // namespace
+
+nlohmann::json run_to_json(const RunResult& r) {
+  nlohmann::json by_role = nlohmann::json::object();
+  nlohmann::json cpu_by_role = nlohmann::json::object();
+  nlohmann::json threads_by_role = nlohmann::json::object();
+  metrics::Usage roles_sum;
+  for (int role = 0; role < metrics::kRoles; ++role) {
+    const char* name = metrics::to_string(static_cast<metrics::Role>(role));
+    by_role[name] = usage_json(r.by_role[role]);
+    cpu_by_role[name] = r.by_role[role].cpu_s;
+    threads_by_role[name] = r.role_threads[role];
+    roles_sum += r.by_role[role];
+  }
+  const metrics::Usage other = r.process - roles_sum;
+  const double cpu_s = r.process.user_s + r.process.sys_s;
+  const double capacity = r.seconds * std::max(1u, r.logical_cpus);
+  const std::uint64_t kops_base = r.ops == 0 ? 1 : r.ops;
+  unsigned threads_ran = 0;
+  for (double share : r.thread_shares) threads_ran += share > 0 ? 1 : 0;
+  return {
+      {"repetition", r.repetition},
+      {"seconds", r.seconds},
+      {"ops", r.ops},
+      {"bytes", r.bytes},
+      {"throughput_ops_per_s", r.throughput_ops_per_s},
+      {"bytes_per_s", r.bytes_per_s},
+      {"context_switches_per_kop", r.context_switches_per_kop},
+      {"voluntary_switches_per_kop",
+       static_cast<double>(r.process.voluntary) * 1000.0 / static_cast<double>(kops_base)},
+      {"context_switches",
+       {{"voluntary", r.process.voluntary},
+        {"involuntary", r.process.involuntary},
+        {"by_role", by_role},
+        {"other", usage_json(other)},
+        {"method",
+         "process: getrusage(RUSAGE_SELF) over the window; roles: each live thread's counters "
+         "(/proc/self/task/<tid>/status) sampled at the window's edges; other = process - roles"}}},
+      {"latency_us", metrics::to_json(r.latency)},
+      {"latency_source", r.latency_source},
+      {"queue_delay_us", metrics::to_json(r.queue_delay)},
+      {"cpu",
+       {{"user_s", r.process.user_s},
+        {"sys_s", r.process.sys_s},
+        {"utilisation", capacity > 0 ? cpu_s / capacity : 0.0},
+        {"utilisation_of", "logical CPUs x seconds"},
+        {"by_role_s", cpu_by_role}}},
+      {"threads_by_role", threads_by_role},
+      {"port_counters",
+       {{"available", r.port_counters.available},
+        {"handoffs", r.port_counters.handoffs},
+        {"queued", r.port_counters.queued},
+        {"max_active", r.port_counters.max_active},
+        {"over_limit_s", r.port_counters.over_limit_s},
+        {"max_depth", r.port_counters.max_depth},
+        {"effective_concurrency", r.effective_concurrency},
+        {"scope", "handoffs, queued, over_limit_s: the window; max_*: the whole run"}}},
+      {"thread_shares", r.thread_shares},
+      {"threads_that_ran", threads_ran},
+      {"achieved_blocking_ratio", r.achieved_blocking_ratio},
+      {"achieved_outstanding", r.achieved_outstanding},
+      {"blocking_reads", r.block_reads},
+      {"work_calibration", r.work_calibration},
+      {"errors", r.errors},
+      {"error_detail", r.error_detail},
+      {"workload_stats", r.workload_stats},
+      {"accounting",
+       {{"completions_handled_total", r.completions_handled_total},
+        {"packets_handled_total", r.packets_handled_total},
+        {"packets_posted_total", r.packets_posted_total},
+        {"stop_packets_taken", r.stop_packets_taken},
+        {"left_in_port", r.left_in_port},
+        {"drained", r.drained}}},
+      {"unsampled_threads", r.unsampled_threads},
+      {"interrupted", r.interrupted},
+  };
+}
+
+nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>& runs) {
+  const workloads::WorkloadParams params =
+      workloads::parse_workload_params(spec.workload, spec.workload_params);
+  nlohmann::json run_list = nlohmann::json::array();
+  for (const auto& r : runs) run_list.push_back(run_to_json(r));
+  auto summary_of = [&](auto pick) {
+    std::vector<double> values;
+    for (const auto& r : runs) values.push_back(pick(r));
+    return sweep::to_json(sweep::summarize(values));
+  };
+  nlohmann::json summary = {
+      {"throughput_ops_per_s",
+       summary_of([](const RunResult& r) { return r.throughput_ops_per_s; })},
+      {"bytes_per_s", summary_of([](const RunResult& r) { return r.bytes_per_s; })},
+      {"context_switches_per_kop",
+       summary_of([](const RunResult& r) { return r.context_switches_per_kop; })},
+      {"latency_us",
+       {{"p50", summary_of([](const RunResult& r) { return r.latency.p50; })},
+        {"p99", summary_of([](const RunResult& r) { return r.latency.p99; })}}},
+      {"queue_delay_us",
+       {{"p50", summary_of([](const RunResult& r) { return r.queue_delay.p50; })},
+        {"p99", summary_of([](const RunResult& r) { return r.queue_delay.p99; })}}},
+      {"achieved_blocking_ratio",
+       summary_of([](const RunResult& r) { return r.achieved_blocking_ratio; })},
+      {"cpu_utilisation", summary_of([](const RunResult& r) {
+         const double capacity = r.seconds * std::max(1u, r.logical_cpus);
+         return capacity > 0 ? (r.process.user_s + r.process.sys_s) / capacity : 0.0;
+       })},
+  };
+  std::uint64_t errors = 0;
+  for (const auto& r : runs) errors += r.errors;
+  summary["errors"] = errors;
+  return {{"workload", spec.workload},
+          {"workload_params", workloads::to_json(params)},
+          {"port", std::string(port::to_string(spec.port))},
+          {"concurrency", {{"spec", spec.concurrency.text}, {"value", spec.concurrency_value}}},
+          {"pool", {{"spec", spec.pool.text}, {"value", spec.pool_value}}},
+          {"blocking", {{"ratio", spec.blocking_ratio}, {"kind", spec.blocking_kind}}},
+          {"work_us", spec.work_us},
+          {"duration_s", spec.duration_s},
+          {"warmup_s", spec.warmup_s},
+          {"runs", run_list},
+          {"summary", summary}};
+}
+
+nlohmann::json results_document(const nlohmann::json& sweep, const nlohmann::json& points) {
+  const report::MachineInfo machine = report::gather_machine_info();
+  return {{"schema_version", 1},
+          {"tool", report::to_json(report::tool_info())},
+          {"machine", report::to_json(machine)},
+          {"sweep", sweep},
+          {"points", points}};
+}
+
+}  // namespace iocpbench::run

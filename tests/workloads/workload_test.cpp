@@ -1,0 +1,310 @@
+// One run per test, through the library API the CLI and the sweep use (run::run_point).
+// Short windows; assertions are about what must be conserved and about the direction of the
+// metrics, never about absolute timings.
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <numeric>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "platform/platform.hpp"
+#include "run/run_point.hpp"
+
+namespace {
+
+using iocpbench::cli::BadInput;
+using iocpbench::run::PointSpec;
+using iocpbench::run::RunResult;
+
+unsigned n_cpus() {
+  return iocpbench::platform::logical_cpus();
+}
+
+PointSpec spec_for(const std::string& workload, nlohmann::json params = nlohmann::json::object()) {
+  PointSpec spec;
+  spec.workload = workload;
+  spec.workload_params = std::move(params);
+  spec.concurrency = {"N", 1, 0};
+  spec.concurrency_value = n_cpus();
+  spec.pool = {"2N", 2, 0};
+  spec.pool_value = 2 * n_cpus();
+  spec.duration_s = 0.3;
+  spec.warmup_s = 0.1;
+  return spec;
+}
+
+std::size_t count_entries(const char* dir) {
+  std::size_t n = 0;
+  if (DIR* d = opendir(dir)) {
+    while (readdir(d) != nullptr) ++n;
+    closedir(d);
+  }
+  return n;
+}
+
+// A small data file per test binary, in a directory of its own.
+std::string test_file() {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("iocpbench-workload-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / "data.bin").string();
+}
+
+class Cleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(std::filesystem::path(test_file()).parent_path(), ec);
+  }
+};
+const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new Cleanup);
+
+void expect_clean_accounting(const RunResult& r, unsigned pool) {
+  EXPECT_EQ(r.errors, 0u) << r.error_detail.dump();
+  EXPECT_TRUE(r.drained);
+  EXPECT_EQ(r.stop_packets_taken, pool) << "each thread takes exactly one stop packet";
+  EXPECT_EQ(r.left_in_port, 0u);
+  EXPECT_GT(r.ops, 0u);
+  EXPECT_EQ(r.thread_shares.size(), pool);
+  const double total = std::accumulate(r.thread_shares.begin(), r.thread_shares.end(), 0.0);
+  EXPECT_NEAR(total, 1.0, 1e-9);
+}
+
+TEST(PostWorkload, StreamingAccountsForEveryPacket) {
+  PointSpec spec = spec_for("post", {{"posters", 2}, {"in_flight", 32}});
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  EXPECT_GT(r.packets_posted_total, 0u);
+  EXPECT_EQ(r.packets_posted_total, r.packets_handled_total) << "posted = handled, none lost";
+  EXPECT_EQ(r.packets_handled_total, r.completions_handled_total);
+  EXPECT_GE(r.packets_handled_total, r.ops);
+  EXPECT_GT(r.latency.p50, 0);
+  EXPECT_LE(r.latency.p50, r.latency.p99);
+  EXPECT_LE(r.latency.p99, r.latency.max);
+}
+
+TEST(PostWorkload, ClosedLoopAccountsForEveryPacket) {
+  PointSpec spec = spec_for("post", {{"posters", 0}, {"in_flight", 8}});
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  EXPECT_EQ(r.packets_posted_total, r.packets_handled_total);
+  // Little's law: about K packets are always in flight in a closed loop.
+  EXPECT_GT(r.achieved_outstanding, 1.0);
+  EXPECT_LE(r.achieved_outstanding, 8.5);
+}
+
+// With M = N and b = 0, a pool of 2N leaves the extra N threads nearly idle: LIFO wake-ups
+// keep reusing the threads that last ran, the IOCP signature.
+TEST(MetricSense, LifoSignatureWithPoolTwiceConcurrency) {
+  PointSpec spec = spec_for("post", {{"posters", 1}, {"in_flight", 64}});
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  ASSERT_EQ(r.thread_shares.size(), 2 * n_cpus());
+  double top = 0;
+  for (unsigned i = 0; i < n_cpus(); ++i) top += r.thread_shares[i];
+  EXPECT_GT(top, 0.9) << "the N busiest threads ran almost everything";
+  EXPECT_LE(r.port_counters.max_active, n_cpus()) << "no blocking: never over the limit";
+}
+
+// Raising b raises voluntary context switches per completion, and the achieved ratio tracks b.
+TEST(MetricSense, BlockingRaisesSwitchesAndAchievedRatioTracksB) {
+  PointSpec spec = spec_for("post", {{"posters", 1}, {"in_flight", 64}});
+  spec.work_us = 50;
+  spec.blocking_ratio = 0;
+  const RunResult none = iocpbench::run::run_point(spec, nullptr);
+  spec.blocking_ratio = 0.5;
+  const RunResult half = iocpbench::run::run_point(spec, nullptr);
+  spec.blocking_ratio = 0.8;
+  const RunResult most = iocpbench::run::run_point(spec, nullptr);
+  ASSERT_GT(none.ops, 0u);
+  ASSERT_GT(half.ops, 0u);
+  ASSERT_GT(most.ops, 0u);
+  auto voluntary_per_op = [](const RunResult& r) {
+    return static_cast<double>(r.process.voluntary) / static_cast<double>(r.ops);
+  };
+  EXPECT_GT(voluntary_per_op(half), voluntary_per_op(none));
+  EXPECT_GT(voluntary_per_op(half), 0.5) << "every completion sleeps once";
+  EXPECT_EQ(none.achieved_blocking_ratio, 0);
+  EXPECT_GT(half.achieved_blocking_ratio, 0.35);
+  EXPECT_LT(half.achieved_blocking_ratio, 0.9);
+  EXPECT_GT(most.achieved_blocking_ratio, half.achieved_blocking_ratio);
+  EXPECT_GT(half.work_calibration.value("measured_us", 0.0), 0.0);
+}
+
+TEST(FileWorkload, RandomDirectReadsMoveBlockSizeBytesPerOp) {
+  PointSpec spec = spec_for(
+      "file",
+      {{"file", test_file()}, {"file_size_mib", 16}, {"block_size", 4096}, {"outstanding", 8}});
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  EXPECT_EQ(r.bytes, r.ops * 4096) << "bytes = ops x block size";
+  EXPECT_TRUE(r.workload_stats.at("direct_io_verified").get<bool>())
+      << "fcntl(F_GETFL) shows O_DIRECT on the file descriptor";
+  EXPECT_GT(r.workload_stats.at("completion_source").at("posted").get<std::uint64_t>(), 0u);
+  EXPECT_GT(r.achieved_outstanding, 0.5);
+}
+
+TEST(FileWorkload, SequentialMixedBufferedKeepsTheBlockInvariant) {
+  PointSpec spec = spec_for("file", {{"file", test_file()},
+                                     {"file_size_mib", 16},
+                                     {"block_size", 8192},
+                                     {"pattern", "sequential"},
+                                     {"op", "mixed"},
+                                     {"buffered", true},
+                                     {"outstanding", 4}});
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  EXPECT_EQ(r.bytes, r.ops * 8192);
+  EXPECT_FALSE(r.workload_stats.at("direct_io_verified").get<bool>());
+}
+
+TEST(SocketWorkload, EveryMessageEchoedIntact) {
+  PointSpec spec = spec_for("socket", {{"connections", 4}, {"message_size", 100}});
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  const auto& s = r.workload_stats;
+  EXPECT_EQ(s.at("mismatched_bytes").get<std::uint64_t>(), 0u);
+  EXPECT_GT(s.at("messages_sent").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(s.at("messages_verified"), s.at("messages_sent")) << "every message came back";
+  EXPECT_EQ(s.at("bytes_verified").get<std::uint64_t>(),
+            s.at("messages_sent").get<std::uint64_t>() * 100);
+  EXPECT_GT(r.latency.p50, 0) << "round trips measured by the load generator";
+}
+
+TEST(SocketWorkload, SeveralMessagesInFlightPerConnection) {
+  PointSpec spec =
+      spec_for("socket", {{"connections", 2}, {"message_size", 64}, {"messages_in_flight", 4}});
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  EXPECT_EQ(r.workload_stats.at("mismatched_bytes").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(r.workload_stats.at("messages_verified"), r.workload_stats.at("messages_sent"));
+}
+
+TEST(CleanShutdown, NoFdsOrThreadsLeftBehind) {
+  // Warm the one-time costs (calibration, data file) outside the measurement.
+  PointSpec file =
+      spec_for("file", {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 4}});
+  file.duration_s = 0.1;
+  iocpbench::run::run_point(file, nullptr);
+  const std::size_t fds = count_entries("/proc/self/fd");
+  const std::size_t threads = count_entries("/proc/self/task");
+  for (const char* w : {"post", "file", "socket"}) {
+    PointSpec spec = std::string(w) == "file" ? file : spec_for(w);
+    spec.duration_s = 0.1;
+    spec.work_us = 5;
+    spec.blocking_ratio = 0.5;
+    spec.blocking_kind = std::string(w) == "file" ? "io" : "sleep";
+    const RunResult r = iocpbench::run::run_point(spec, nullptr);
+    EXPECT_EQ(r.errors, 0u) << w;
+    EXPECT_EQ(count_entries("/proc/self/fd"), fds) << w << ": no leaked fds or rings";
+    EXPECT_EQ(count_entries("/proc/self/task"), threads) << w << ": every thread joined";
+  }
+}
+
+TEST(CleanShutdown, StopRequestEndsTheRunEarly) {
+  PointSpec spec = spec_for("post");
+  spec.duration_s = 30;
+  std::atomic<bool> stop{true};
+  const RunResult r = iocpbench::run::run_point(spec, &stop);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_LT(r.seconds, 1.0);
+  EXPECT_EQ(r.stop_packets_taken, spec.pool_value);
+}
+
+std::string bad_flag(const PointSpec& spec) {
+  try {
+    iocpbench::run::validate_point(spec);
+  } catch (const BadInput& bad) {
+    return bad.flag;
+  }
+  return "(accepted)";
+}
+
+TEST(Validation, EveryBadValueNamesItsFlag) {
+  auto with = [](auto change) {
+    PointSpec spec = spec_for("post");
+    change(spec);
+    return bad_flag(spec);
+  };
+  EXPECT_EQ(with([](PointSpec&) {}), "(accepted)");
+  EXPECT_EQ(with([](PointSpec& s) { s.workload = "disk"; }), "--workload");
+  EXPECT_EQ(with([](PointSpec& s) { s.pool_value = 0; }), "--pool");
+  EXPECT_EQ(with([](PointSpec& s) { s.blocking_ratio = 1.0; }), "--blocking");
+  EXPECT_EQ(with([](PointSpec& s) { s.blocking_ratio = -0.1; }), "--blocking");
+  EXPECT_EQ(with([](PointSpec& s) { s.blocking_kind = "spin"; }), "--blocking-kind");
+  EXPECT_EQ(with([](PointSpec& s) { s.work_us = -1; }), "--work-us");
+  EXPECT_EQ(with([](PointSpec& s) { s.duration_s = 0; }), "--duration");
+  EXPECT_EQ(with([](PointSpec& s) { s.warmup_s = -1; }), "--warmup");
+  EXPECT_EQ(with([](PointSpec& s) { s.workload_params = {{"in_flight", 0}}; }), "--in-flight");
+  EXPECT_EQ(with([](PointSpec& s) { s.workload_params = {{"posters", -1}}; }), "--posters");
+  EXPECT_EQ(with([](PointSpec& s) {
+              s.workload = "file";
+              s.workload_params = {{"block_size", 1000}};
+            }),
+            "--block-size");
+  EXPECT_EQ(with([](PointSpec& s) {
+              s.workload = "file";
+              s.workload_params = {{"block_size", 1000}, {"buffered", true}};
+            }),
+            "(accepted)");
+  EXPECT_EQ(with([](PointSpec& s) {
+              s.workload = "file";
+              s.workload_params = {{"pattern", "zigzag"}};
+            }),
+            "--pattern");
+  EXPECT_EQ(with([](PointSpec& s) {
+              s.workload = "socket";
+              s.workload_params = {{"connections", 0}};
+            }),
+            "--connections");
+  EXPECT_EQ(with([](PointSpec& s) {
+              s.workload = "socket";
+              s.workload_params = {{"message_size", 0}};
+            }),
+            "--message-size");
+}
+
+TEST(ResultsShape, PointAndRunCarryTheContractNames) {
+  PointSpec spec = spec_for("post");
+  spec.duration_s = 0.1;
+  std::vector<RunResult> runs{iocpbench::run::run_point(spec, nullptr, 0),
+                              iocpbench::run::run_point(spec, nullptr, 1)};
+  const nlohmann::json p = iocpbench::run::point_to_json(spec, runs);
+  for (const char* key : {"workload", "workload_params", "port", "concurrency", "pool", "blocking",
+                          "work_us", "runs", "summary"}) {
+    EXPECT_TRUE(p.contains(key)) << key;
+  }
+  EXPECT_EQ(p["concurrency"]["spec"], "N");
+  EXPECT_EQ(p["pool"]["value"], 2 * n_cpus());
+  ASSERT_EQ(p["runs"].size(), 2u);
+  const auto& r = p["runs"][1];
+  EXPECT_EQ(r["repetition"], 1);
+  for (const char* key :
+       {"repetition", "seconds", "ops", "throughput_ops_per_s", "bytes_per_s",
+        "context_switches_per_kop", "context_switches", "latency_us", "queue_delay_us", "cpu",
+        "port_counters", "thread_shares", "achieved_blocking_ratio", "achieved_outstanding",
+        "work_calibration", "errors"}) {
+    EXPECT_TRUE(r.contains(key)) << key;
+  }
+  for (const char* role : {"workers", "completion_source", "load_generator"}) {
+    EXPECT_TRUE(r["context_switches"]["by_role"][role].contains("voluntary")) << role;
+  }
+  for (const char* q : {"p50", "p90", "p99", "p999", "max"})
+    EXPECT_TRUE(r["latency_us"].contains(q));
+  for (const char* k : {"handoffs", "queued", "max_active", "over_limit_s", "max_depth"}) {
+    EXPECT_TRUE(r["port_counters"].contains(k)) << k;
+  }
+  for (const char* metric : {"throughput_ops_per_s", "context_switches_per_kop"}) {
+    for (const char* stat : {"median", "mean", "ci95_low", "ci95_high", "cv", "n"}) {
+      EXPECT_TRUE(p["summary"][metric].contains(stat)) << metric << "." << stat;
+    }
+  }
+  EXPECT_EQ(p["summary"]["latency_us"]["p99"]["n"], 2);
+}
+
+}  // namespace

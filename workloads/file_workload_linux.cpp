@@ -1,0 +1,228 @@
+// The file workload on Linux: `outstanding` reads/writes of one block each, kept in flight
+// through the io_uring completion source; each completion is a port packet, and the worker that
+// handled it submits the next I/O of that slot (as soon as its completion is seen).
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "io/completion_source.hpp"
+#include "metrics/clock.hpp"
+#include "workloads/data_file.hpp"
+#include "workloads/workload.hpp"
+
+namespace iocpbench::workloads {
+namespace {
+
+class FileWorkload final : public Workload {
+ public:
+  explicit FileWorkload(const FileParams& p) : params_(p) {}
+  ~FileWorkload() override { close(); }
+
+  std::string_view name() const override { return "file"; }
+
+  void open(const RunEnv& env) override {
+    env_ = env;
+    const bool named = !params_.path.empty();
+    path_ = named ? params_.path : default_data_file(params_.size_mib);
+    const DataFile data = ensure_data_file(path_, std::uint64_t{params_.size_mib} << 20, !named);
+    created_ = data.created;
+    blocks_ = data.bytes / params_.block_size;
+    if (blocks_ == 0) throw cli::BadInput{"--block-size", "larger than the file " + path_};
+
+    int flags = (params_.op == FileOp::read ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+    if (params_.direct) flags |= O_DIRECT;
+    fd_ = ::open(path_.c_str(), flags);
+    if (fd_ < 0 && params_.direct && errno == EINVAL) {
+      throw cli::BadInput{"--buffered", "the file system holding " + path_ +
+                                            " refuses O_DIRECT; pass --buffered to measure "
+                                            "through the page cache"};
+    }
+    if (fd_ < 0) throw std::runtime_error("cannot open " + path_ + ": " + std::strerror(errno));
+    direct_verified_ = (::fcntl(fd_, F_GETFL) & O_DIRECT) != 0;
+    if (params_.direct) check_direct_alignment();
+
+    slots_.resize(params_.outstanding);
+    buffers_.resize(params_.outstanding, nullptr);
+    for (unsigned i = 0; i < params_.outstanding; ++i) {
+      void* p = nullptr;
+      if (posix_memalign(&p, 4096, params_.block_size) != 0) throw std::bad_alloc();
+      std::memset(p, static_cast<int>(0xA5 ^ i), params_.block_size);
+      buffers_[i] = p;
+      io::IoOp& op = slots_[i];
+      op.fd = fd_;
+      op.buf = p;
+      op.len = params_.block_size;
+      op.key = i;
+      op.index = i;
+    }
+    io::SourceOptions options;
+    options.port = env.port;
+    options.max_ops = params_.outstanding;
+    options.roles = env.roles;
+    source_ = io::make_completion_source(options);
+  }
+
+  void start() override {
+    WorkerContext context;
+    context.rng = 0xD1B54A32D192ED03ull;
+    outstanding_.store(slots_.size());
+    const std::uint64_t now = metrics::now_ns();
+    for (auto& op : slots_) {
+      prepare(op, context);
+      op.t_submit_ns = now;
+      source_->submit(op);
+    }
+  }
+
+  Completion on_packet(const port::Packet& packet, WorkerContext&) override {
+    const auto* op = static_cast<const io::IoOp*>(packet.context);
+    Completion c;
+    c.t_start_ns = op->t_submit_ns;
+    c.t_insert_ns = op->t_insert_ns;
+    c.bytes = packet.bytes;
+    c.error = packet.status != 0 || packet.bytes != params_.block_size;
+    if (c.error) {
+      if (packet.status != 0) {
+        io_errors_.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        short_transfers_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    return c;
+  }
+
+  void after_handler(const port::Packet& packet, const Completion&, std::uint64_t t_done_ns,
+                     WorkerContext& worker) override {
+    auto* op = static_cast<io::IoOp*>(packet.context);
+    if (env_.phase->load(std::memory_order_relaxed) == kStopping) {
+      outstanding_.fetch_sub(1, std::memory_order_seq_cst);
+      return;
+    }
+    prepare(*op, worker);
+    op->t_submit_ns = t_done_ns;  // resubmitted right now: no extra clock read
+    source_->submit(*op);
+  }
+
+  bool drain(std::chrono::steady_clock::time_point deadline) override {
+    while (outstanding_.load() != 0) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return true;
+  }
+
+  void close() override {
+    if (source_) {
+      source_stats_ = source_->stats();
+      source_description_ = source_->describe();
+      source_.reset();  // stops the completion thread; cancels anything left in flight
+    }
+    if (fd_ >= 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+    for (void*& p : buffers_) {
+      std::free(p);
+      p = nullptr;
+    }
+  }
+
+  nlohmann::json stats(double) const override {
+    const io::SourceStats s = source_ ? source_->stats() : source_stats_;
+    return {{"file", path_},
+            {"file_bytes", blocks_ * params_.block_size},
+            {"file_created", created_},
+            {"direct_io_requested", params_.direct},
+            {"direct_io_verified", direct_verified_},
+            {"io_errors", io_errors_.load()},
+            {"short_transfers", short_transfers_.load()},
+            {"completion_source",
+             {{"design", source_ ? source_->describe() : source_description_},
+              {"completions", s.completions},
+              {"posted", s.posted},
+              {"io_uring_enter_calls", s.enters},
+              {"parks", s.parks},
+              {"doorbells", s.doorbells},
+              {"max_batch", s.max_batch},
+              {"post_failures", s.post_failures},
+              {"dropped_at_stop", s.dropped_at_stop}}}};
+  }
+
+  std::uint64_t errors() const override {
+    const io::SourceStats s = source_ ? source_->stats() : source_stats_;
+    return s.post_failures;
+  }
+
+ private:
+  void prepare(io::IoOp& op, WorkerContext& rng) {
+    std::uint64_t block;
+    if (params_.pattern == FilePattern::random) {
+      block = rng.next_random() % blocks_;
+    } else {
+      block = cursor_.fetch_add(1, std::memory_order_relaxed) % blocks_;
+    }
+    op.offset = block * params_.block_size;
+    op.done = 0;
+    switch (params_.op) {
+      case FileOp::read:
+        op.kind = io::IoOp::Kind::read;
+        break;
+      case FileOp::write:
+        op.kind = io::IoOp::Kind::write;
+        break;
+      case FileOp::mixed:
+        op.kind = (rng.next_random() >> 32) & 1 ? io::IoOp::Kind::write : io::IoOp::Kind::read;
+        break;
+    }
+  }
+
+  // Direct I/O needs offsets and sizes aligned to what the file system says (statx
+  // STATX_DIOALIGN, Linux 6.1+); refuse a block size that would fail every I/O.
+  void check_direct_alignment() {
+#ifdef STATX_DIOALIGN
+    struct statx sx {};
+    if (::statx(fd_, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+        (sx.stx_mask & STATX_DIOALIGN) && sx.stx_dio_offset_align != 0) {
+      if (params_.block_size % sx.stx_dio_offset_align != 0) {
+        throw cli::BadInput{"--block-size",
+                            std::to_string(params_.block_size) + " is not a multiple of " +
+                                std::to_string(sx.stx_dio_offset_align) +
+                                ", the direct-I/O alignment of " + path_ + " (or pass --buffered)"};
+      }
+    }
+#endif
+  }
+
+  FileParams params_;
+  RunEnv env_;
+  std::string path_;
+  bool created_ = false;
+  bool direct_verified_ = false;
+  std::uint64_t blocks_ = 0;
+  int fd_ = -1;
+  std::vector<io::IoOp> slots_;
+  std::vector<void*> buffers_;
+  std::unique_ptr<io::CompletionSource> source_;
+  io::SourceStats source_stats_;
+  std::string source_description_;
+  std::atomic<std::uint64_t> outstanding_{0};
+  std::atomic<std::uint64_t> cursor_{0};
+  std::atomic<std::uint64_t> io_errors_{0}, short_transfers_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_file_workload(const FileParams& params) {
+  return std::make_unique<FileWorkload>(params);
+}
+
+}  // namespace iocpbench::workloads

@@ -1,0 +1,242 @@
+#include "workloads/params.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <system_error>
+
+#include "cli/commands.hpp"
+
+namespace iocpbench::workloads {
+namespace {
+
+using cli::BadInput;
+
+std::string flag_of(const std::string& key) {
+  std::string flag = "--" + key;
+  for (char& c : flag) {
+    if (c == '_') c = '-';
+  }
+  return flag;
+}
+
+// An integer in [low, high] from params[key], or `fallback` when absent.
+unsigned get_count(const nlohmann::json& params, const char* key, unsigned fallback, long low,
+                   long high) {
+  if (!params.is_object() || !params.contains(key) || params[key].is_null()) return fallback;
+  const auto& value = params[key];
+  const std::string flag = flag_of(key);
+  long n = 0;
+  if (value.is_number_integer()) {
+    n = value.get<long>();
+  } else if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (d != static_cast<double>(static_cast<long>(d))) throw BadInput{flag, "must be an integer"};
+    n = static_cast<long>(d);
+  } else {
+    throw BadInput{flag, "must be an integer"};
+  }
+  if (n < low) {
+    throw BadInput{flag,
+                   low == 0 ? "must not be negative" : "must be at least " + std::to_string(low)};
+  }
+  if (n > high) throw BadInput{flag, "must be at most " + std::to_string(high)};
+  return static_cast<unsigned>(n);
+}
+
+std::string get_text(const nlohmann::json& params, const char* key, const std::string& fallback) {
+  if (!params.is_object() || !params.contains(key) || params[key].is_null()) return fallback;
+  if (!params[key].is_string()) throw BadInput{flag_of(key), "must be text"};
+  return params[key].get<std::string>();
+}
+
+bool has(const nlohmann::json& params, const char* key) {
+  return params.is_object() && params.contains(key) && !params[key].is_null();
+}
+
+PostParams parse_post(const nlohmann::json& j) {
+  PostParams p;
+  p.posters = get_count(j, "posters", p.posters, 0, 64);
+  p.in_flight = get_count(j, "in_flight", p.in_flight, 1, 1'000'000);
+  return p;
+}
+
+FileParams parse_file(const nlohmann::json& j) {
+  FileParams p;
+  p.path = get_text(j, "file", "");
+  p.size_mib = get_count(j, "file_size_mib", p.size_mib, 1, 1 << 20);
+  p.block_size = get_count(j, "block_size", p.block_size, 1, 16 << 20);
+  p.outstanding = get_count(j, "outstanding", p.outstanding, 1, 4096);
+  const std::string pattern = get_text(j, "pattern", "random");
+  if (pattern == "random") {
+    p.pattern = FilePattern::random;
+  } else if (pattern == "sequential") {
+    p.pattern = FilePattern::sequential;
+  } else {
+    throw BadInput{"--pattern", "'" + pattern + "' is not random or sequential"};
+  }
+  const std::string op = get_text(j, "op", "read");
+  if (op == "read") {
+    p.op = FileOp::read;
+  } else if (op == "write") {
+    p.op = FileOp::write;
+  } else if (op == "mixed") {
+    p.op = FileOp::mixed;
+  } else {
+    throw BadInput{"--op", "'" + op + "' is not read, write or mixed"};
+  }
+  if (has(j, "buffered")) {
+    if (!j["buffered"].is_boolean()) throw BadInput{"--buffered", "must be true or false"};
+    p.direct = !j["buffered"].get<bool>();
+  } else if (has(j, "direct")) {
+    if (!j["direct"].is_boolean()) throw BadInput{"--buffered", "direct must be true or false"};
+    p.direct = j["direct"].get<bool>();
+  }
+  if (p.direct && p.block_size % 512 != 0) {
+    throw BadInput{"--block-size", std::to_string(p.block_size) +
+                                       " is not a multiple of the 512-byte sector, which direct "
+                                       "I/O needs (or pass --buffered)"};
+  }
+  if (static_cast<std::uint64_t>(p.block_size) > (std::uint64_t{p.size_mib} << 20)) {
+    throw BadInput{"--block-size", "larger than the file (--file-size-mib)"};
+  }
+  if (!p.path.empty()) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path path(p.path);
+    if (fs::exists(path, ec)) {
+      if (!fs::is_regular_file(path, ec))
+        throw BadInput{"--file", "'" + p.path + "' is not a regular file"};
+    } else {
+      const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+      if (!fs::is_directory(parent, ec)) {
+        throw BadInput{"--file", "directory '" + parent.string() + "' does not exist"};
+      }
+    }
+  }
+  return p;
+}
+
+SocketParams parse_socket(const nlohmann::json& j) {
+  SocketParams p;
+  p.connections = get_count(j, "connections", p.connections, 1, 1024);
+  p.message_size = get_count(j, "message_size", p.message_size, 1, 1 << 20);
+  p.in_flight = get_count(j, "messages_in_flight", p.in_flight, 1, 1024);
+  if (std::uint64_t{p.message_size} * p.in_flight > (std::uint64_t{64} << 20)) {
+    throw BadInput{"--messages-in-flight", "message size x messages in flight exceeds 64 MiB"};
+  }
+  return p;
+}
+
+const char* pattern_name(FilePattern p) {
+  return p == FilePattern::random ? "random" : "sequential";
+}
+const char* op_name(FileOp op) {
+  switch (op) {
+    case FileOp::read:
+      return "read";
+    case FileOp::write:
+      return "write";
+    case FileOp::mixed:
+      return "mixed";
+  }
+  return "read";
+}
+
+}  // namespace
+
+WorkloadParams parse_workload_params(const std::string& workload, const nlohmann::json& params) {
+  if (!params.is_null() && !params.is_object())
+    throw BadInput{"--workload", "parameters must be an object"};
+  WorkloadParams out;
+  out.workload = workload;
+  if (workload == "post") {
+    out.params = parse_post(params);
+  } else if (workload == "file") {
+    out.params = parse_file(params);
+  } else if (workload == "socket") {
+    out.params = parse_socket(params);
+  } else {
+    throw BadInput{"--workload", "unknown workload '" + workload + "' (" + kWorkloadNames + ")"};
+  }
+  return out;
+}
+
+nlohmann::json to_json(const WorkloadParams& wp) {
+  if (const auto* p = std::get_if<PostParams>(&wp.params)) {
+    return {{"posters", p->posters},
+            {"in_flight", p->in_flight},
+            {"mode", p->posters == 0 ? "closed_loop" : "streaming"}};
+  }
+  if (const auto* p = std::get_if<FileParams>(&wp.params)) {
+    return {{"file", p->path.empty() ? nlohmann::json() : nlohmann::json(p->path)},
+            {"file_size_mib", p->size_mib},
+            {"block_size", p->block_size},
+            {"pattern", pattern_name(p->pattern)},
+            {"op", op_name(p->op)},
+            {"outstanding", p->outstanding},
+            {"direct", p->direct}};
+  }
+  const auto& s = std::get<SocketParams>(wp.params);
+  return {{"connections", s.connections},
+          {"message_size", s.message_size},
+          {"messages_in_flight", s.in_flight}};
+}
+
+std::string default_data_file(unsigned size_mib) {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) dir = "/tmp";
+  return (dir / ("iocpbench-" + std::to_string(size_mib) + "mib.dat")).string();
+}
+
+void add_workload_flags(CLI::App& c, WorkloadFlags& f) {
+  c.add_option("--posters", f.posters,
+               "post: threads outside the pool that post packets (default 1; 0 = closed loop "
+               "of --in-flight packets re-posted by the workers)");
+  c.add_option("--in-flight", f.in_flight,
+               "post: bound on outstanding packets (streaming) or packets in the closed loop "
+               "(default 64)");
+  c.add_option("--file", f.file,
+               "file: the file to use (default: created once in the temporary directory)");
+  c.add_option("--file-size-mib", f.file_size_mib, "file: size of a created file (default 256)");
+  c.add_option("--block-size", f.block_size, "file: bytes per I/O (default 4096)");
+  c.add_option("--pattern", f.pattern, "file: random | sequential (default random)");
+  c.add_option("--op", f.op, "file: read | write | mixed (default read)");
+  c.add_option("--outstanding", f.outstanding, "file: I/Os in flight (default 32)");
+  c.add_flag("--buffered", f.buffered,
+             "file: go through the page cache instead of O_DIRECT (the default measures the "
+             "device)");
+  c.add_option("--connections", f.connections, "socket: loopback TCP connections (default 16)");
+  c.add_option("--message-size", f.message_size, "socket: bytes per message (default 64)");
+  c.add_option("--messages-in-flight", f.messages_in_flight,
+               "socket: messages in flight per connection (default 1)");
+}
+
+nlohmann::json workload_params_from_flags(const WorkloadFlags& f) {
+  nlohmann::json j = nlohmann::json::object();
+  auto number = [&](const std::string& text, const char* key) {
+    if (text.empty()) return;
+    long value = 0;
+    const auto* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end) {
+      throw BadInput{flag_of(key), "'" + text + "' is not an integer"};
+    }
+    j[key] = value;
+  };
+  number(f.posters, "posters");
+  number(f.in_flight, "in_flight");
+  number(f.file_size_mib, "file_size_mib");
+  number(f.block_size, "block_size");
+  number(f.outstanding, "outstanding");
+  number(f.connections, "connections");
+  number(f.message_size, "message_size");
+  number(f.messages_in_flight, "messages_in_flight");
+  if (!f.file.empty()) j["file"] = f.file;
+  if (!f.pattern.empty()) j["pattern"] = f.pattern;
+  if (!f.op.empty()) j["op"] = f.op;
+  if (f.buffered) j["buffered"] = true;
+  return j;
+}
+
+}  // namespace iocpbench::workloads

@@ -1,0 +1,69 @@
+#pragma once
+// Workload parameters: parsed and checked once (from CLI flags or from a results file's
+// workload_params), with every bad value reported as cli::BadInput naming its flag.
+
+#include <string>
+#include <variant>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+namespace iocpbench::workloads {
+
+struct PostParams {
+  unsigned posters = 1;     // threads outside the pool that post; 0 = closed loop
+  unsigned in_flight = 64;  // bound on outstanding packets (streaming) / K (closed loop)
+};
+
+enum class FilePattern { random, sequential };
+enum class FileOp { read, write, mixed };
+
+struct FileParams {
+  std::string path;  // empty: the default file in the temporary directory
+  unsigned size_mib = 256;
+  unsigned block_size = 4096;
+  FilePattern pattern = FilePattern::random;
+  FileOp op = FileOp::read;
+  unsigned outstanding = 32;
+  bool direct = true;
+};
+
+struct SocketParams {
+  unsigned connections = 16;
+  unsigned message_size = 64;
+  unsigned in_flight = 1;  // messages in flight per connection
+};
+
+struct WorkloadParams {
+  std::string workload;  // post | file | socket
+  std::variant<PostParams, FileParams, SocketParams> params;
+};
+
+// The workload names, for help texts and errors.
+inline constexpr const char* kWorkloadNames = "post, file, socket";
+
+// `params` holds any of the keys below (numbers as JSON numbers, --buffered as a bool; the
+// normalised output of to_json is accepted back); absent keys take the defaults. Keys of other
+// workloads are ignored. Throws cli::BadInput{"--flag", reason}.
+//   post:   posters, in_flight
+//   file:   file, file_size_mib, block_size, pattern, op, outstanding, buffered | direct
+//   socket: connections, message_size, messages_in_flight
+WorkloadParams parse_workload_params(const std::string& workload, const nlohmann::json& params);
+// Every parameter, defaults included (the results' workload_params).
+nlohmann::json to_json(const WorkloadParams& params);
+
+// The default data file: <temp dir>/iocpbench-<size>mib.dat.
+std::string default_data_file(unsigned size_mib);
+
+// The workload flags of `run` (and `sweep`): raw text, empty when not given.
+struct WorkloadFlags {
+  std::string posters, in_flight, file, file_size_mib, block_size, pattern, op, outstanding,
+      connections, message_size, messages_in_flight;
+  bool buffered = false;
+};
+void add_workload_flags(CLI::App& command, WorkloadFlags& flags);
+// The given flags as workload_params JSON (numbers parsed; BadInput naming the flag otherwise).
+// Feed the result to parse_workload_params (or PointSpec::workload_params) to check ranges.
+nlohmann::json workload_params_from_flags(const WorkloadFlags& flags);
+
+}  // namespace iocpbench::workloads
