@@ -1,0 +1,361 @@
+#!/usr/bin/python3
+"""Targets P1..P7 of the design (targets.md), each measured as a ratio against its anchor in the
+same run: the two sides of a pair run alternately (A B A B ..., at least 5 pairs), each run its
+own process, and the script prints min / median / max of the per-pair ratios. The machines are
+shared and noisy: only ratios of neighbouring runs mean anything, absolute numbers are context.
+
+    /usr/bin/python3 bench/anchors.py                       # every target, 5 pairs
+    /usr/bin/python3 bench/anchors.py --targets P1,P2 --pairs 7 --min-time 0.5
+
+P1..P3 use the Google Benchmark binary (bench/port_bench.cpp). P4..P7 need `iocpbench run` /
+`sweep`; where the program lacks the workload or flag a target needs, its hook says so and
+prints "not available yet". Standard library only. Exit status: 0 done (whether or not targets
+were met: this reports, it does not gate), 2 bad input, 1 a benchmark failed to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BACKENDS = ("emulated", "condvar", "asio")
+POOLS = ("N", "2N", "2N+2")
+
+
+class BenchFailed(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# Running one benchmark
+
+
+def regex_exact(name: str) -> str:
+    """A --benchmark_filter that matches exactly one benchmark (names hold '+' and '/')."""
+    special = set("\\^$.|?*+()[]{}")
+    return "^" + "".join("\\" + c if c in special else c for c in name) + "(/real_time)?$"
+
+
+def run_benchmark(binary: Path, name: str, min_time: float, timeout: float) -> dict:
+    """Runs one benchmark in its own process; returns its JSON entry."""
+    cmd = [str(binary), "--benchmark_filter=" + regex_exact(name),
+           "--benchmark_format=json", f"--benchmark_min_time={min_time}"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise BenchFailed(f"{name}: no result within {timeout:.0f} s") from exc
+    if done.returncode != 0:
+        raise BenchFailed(f"{name}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+    try:
+        entries = json.loads(done.stdout)["benchmarks"]
+    except (ValueError, KeyError) as exc:
+        raise BenchFailed(f"{name}: unreadable output") from exc
+    if len(entries) != 1:
+        raise BenchFailed(f"{name}: {len(entries)} benchmarks matched, expected 1")
+    entry = entries[0]
+    if entry.get("error_occurred"):
+        raise BenchFailed(f"{name}: {entry.get('error_message', 'error')}")
+    return entry
+
+
+def value_of(entry: dict, metric: str) -> float:
+    if metric not in entry:
+        raise BenchFailed(f"{entry.get('name')}: no '{metric}' in its output")
+    return float(entry[metric])
+
+
+# ---------------------------------------------------------------------------------------------
+# Rounds and ratios
+
+
+class Comparison:
+    """A ratio numerator/denominator of one metric, with a target and its direction."""
+
+    def __init__(self, target: str, label: str, numerator: str, denominator: str,
+                 metric: str = "items_per_second", goal: float | None = None,
+                 at_most: bool = False, note: str = ""):
+        self.target, self.label = target, label
+        self.numerator, self.denominator = numerator, denominator
+        self.metric, self.goal, self.at_most, self.note = metric, goal, at_most, note
+        self.ratios: list[float] = []
+
+
+def run_rounds(binary: Path, names: list[str], pairs: int, min_time: float, timeout: float,
+               log) -> dict[str, list[dict]]:
+    """Runs every name once per round, in the same order each round (A B A B ...)."""
+    results: dict[str, list[dict]] = {name: [] for name in names}
+    for round_index in range(pairs):
+        for name in names:
+            results[name].append(run_benchmark(binary, name, min_time, timeout))
+        log(f"  round {round_index + 1}/{pairs} done")
+    return results
+
+
+def fmt(x: float) -> str:
+    if x == 0:
+        return "0"
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    if abs(x) >= 0.01:
+        return f"{x:.3f}"
+    return f"{x:.2e}"
+
+
+def verdict(c: Comparison, median: float) -> str:
+    if c.goal is None:
+        return "(finding, no target)"
+    met = median <= c.goal if c.at_most else median >= c.goal
+    return f"target {'<=' if c.at_most else '>='} {c.goal:g}: {'met' if met else 'NOT met'}"
+
+
+def print_comparisons(comparisons: list[Comparison], results: dict[str, list[dict]]) -> None:
+    for c in comparisons:
+        nums = [value_of(e, c.metric) for e in results[c.numerator]]
+        dens = [value_of(e, c.metric) for e in results[c.denominator]]
+        c.ratios = [n / d if d else float("inf") for n, d in zip(nums, dens)]
+        med = statistics.median(c.ratios)
+        print(f"{c.target:3} {c.label:44} min {fmt(min(c.ratios)):>8}  median {fmt(med):>8}  "
+              f"max {fmt(max(c.ratios)):>8}  n={len(c.ratios)}  {verdict(c, med)}"
+              + (f"  [{c.note}]" if c.note else ""))
+
+
+def print_values(target: str, label: str, entries: list[dict], metric: str,
+                 goal: float | None, at_most: bool = True) -> None:
+    values = [value_of(e, metric) for e in entries]
+    med = statistics.median(values)
+    c = Comparison(target, label, "", "", metric, goal, at_most)
+    print(f"{target:3} {label:44} min {fmt(min(values)):>8}  median {fmt(med):>8}  "
+          f"max {fmt(max(values)):>8}  n={len(values)}  {verdict(c, med)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# P1..P3: the port microbenchmarks
+
+
+def p1(binary: Path, args, log) -> None:
+    print("P1  port dispatch, post workload, no work (ratio of items/s; M = N)")
+    modes = [("stream", "streaming", "", {"asio": 2.0, "condvar": None}),
+             ("closed", "closed K=2M", "/K:2M", {"asio": 1.0, "condvar": 0.8}),
+             ("closed", "closed K=M-1", "/K:M-1", {"asio": None, "condvar": None})]
+    for kind, mode_label, suffix, goals in modes:
+        for pool in POOLS:
+            names = [f"{kind}/{b}/pool:{pool}{suffix}" for b in BACKENDS]
+            log(f"P1 {mode_label} pool {pool}: {', '.join(names)}")
+            results = run_rounds(binary, names, args.pairs, args.min_time, args.timeout, log)
+            comparisons = []
+            for other in ("asio", "condvar"):
+                goal = goals[other]
+                if kind == "stream" and other == "condvar":
+                    goal = 1.2 if pool == "N" else 3.0
+                comparisons.append(Comparison(
+                    "P1", f"{mode_label:13} pool {pool:5} emulated/{other}",
+                    names[0], f"{kind}/{other}/pool:{pool}{suffix}", goal=goal))
+            print_comparisons(comparisons, results)
+            cs = [statistics.median(value_of(e, "cs_per_item") for e in results[n])
+                  if "cs_per_item" in results[n][0] else float("nan") for n in names]
+            print(f"    cs/completion (median) " + "  ".join(
+                f"{b} {fmt(v)}" for b, v in zip(BACKENDS, cs)))
+
+
+def p2(binary: Path, args, log) -> None:
+    print("P2  handoff round trip (post -> waiting thread -> post back) vs raw futex round trip")
+    names = ["handoff/emulated", "handoff/futex"]
+    log(f"P2: {', '.join(names)}")
+    results = run_rounds(binary, names, args.pairs, args.min_time, args.timeout, log)
+    # Time per round trip = 1 / items_per_second: cost ratio = futex rate / emulated rate.
+    c = Comparison("P2", "round-trip cost emulated/futex", names[1], names[0],
+                   goal=1.10, at_most=True)
+    print_comparisons([c], results)
+    for n in names:
+        rts = [1e6 / value_of(e, "items_per_second") for e in results[n]]
+        print(f"    {n:18} us per round trip: median {fmt(statistics.median(rts))} "
+              f"(min {fmt(min(rts))}, max {fmt(max(rts))})")
+
+
+def p3(binary: Path, args, log) -> None:
+    print("P3  the most efficient scenario (packets queued, port at its limit, running threads "
+          "drain them): context switches per completion")
+    names = [f"efficient/{b}" for b in BACKENDS]
+    log(f"P3: {', '.join(names)}")
+    results = run_rounds(binary, names, args.pairs, args.min_time, args.timeout, log)
+    if "cs_per_item" not in results[names[0]][0]:
+        print("P3  not available: this OS gives the benchmark no context-switch count")
+        return
+    print_values("P3", "emulated cs/completion", results[names[0]], "cs_per_item", 0.01)
+    for n in names[1:]:
+        print_values("   ", f"{n.split('/')[1]} cs/completion (context)", results[n],
+                     "cs_per_item", None)
+
+
+# ---------------------------------------------------------------------------------------------
+# P4..P7: hooks on the `iocpbench` program. Each checks for the subcommand and flags it needs
+# and prints "not available yet" until they exist.
+
+
+def program_help(program: Path, subcommand: str) -> str | None:
+    """The --help text of `program subcommand`, or None where the program lacks it."""
+    def help_text(*words: str) -> str | None:
+        try:
+            done = subprocess.run([str(program), *words, "--help"], capture_output=True,
+                                  text=True, timeout=30, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    if not program.exists():
+        return None
+    top = help_text()
+    # CLI11 lists subcommands as indented "name  description" lines.
+    if top is None or not any(line.split()[:1] == [subcommand] and line.startswith(" ")
+                              for line in top.splitlines()):
+        return None
+    return help_text(subcommand)
+
+
+def not_available(target: str, what: str, reason: str) -> None:
+    print(f"{target:3} {what}: not available yet ({reason})")
+
+
+def hook_p4_file_vs_fio(program: Path, args, log) -> None:
+    """P4: `iocpbench run --workload file` (4 KiB random O_DIRECT reads, 32 in flight) against
+    fio --ioengine=io_uring on the same file, alternating pairs; the shared port >= 0.8x fio, the
+    per-thread-port model >= 0.9x. Gate on the median of >= 5 pairs, dropping pairs whose fio
+    run is under 0.7x fio's median."""
+    text = program_help(program, "run")
+    if text is None or "file" not in text:
+        not_available("P4", "file workload vs fio", "`iocpbench run --workload file` missing")
+        return
+    if shutil.which("fio") is None:
+        not_available("P4", "file workload vs fio", "fio is not installed")
+        return
+    not_available("P4", "file workload vs fio",
+                  "`iocpbench run` exists: the hook's flag mapping is not written yet")
+
+
+def hook_p5_socket_vs_asio(program: Path, args, log) -> None:
+    """P5: `iocpbench run --workload socket` (64-byte echo over loopback, 16 connections)
+    against a Boost.Asio echo on the same connections: round trips/s >= 1.2x."""
+    text = program_help(program, "run")
+    if text is None or "socket" not in text:
+        not_available("P5", "socket workload vs asio echo",
+                      "`iocpbench run --workload socket` missing")
+        return
+    not_available("P5", "socket workload vs asio echo",
+                  "no Boost.Asio echo anchor exists yet (bench/ would hold it)")
+
+
+def hook_p6_metrics_overhead(program: Path, args, log) -> None:
+    """P6: the post workload with metrics on vs off: throughput cost under 3%."""
+    text = program_help(program, "run")
+    if text is None or "post" not in text:
+        not_available("P6", "metrics on vs off", "`iocpbench run --workload post` missing")
+        return
+    if "metrics" not in text:
+        not_available("P6", "metrics on vs off", "`iocpbench run` has no flag to turn metrics off")
+        return
+    not_available("P6", "metrics on vs off",
+                  "`iocpbench run` exists: the hook's flag mapping is not written yet")
+
+
+def hook_p7_quick_sweep(program: Path, args, log) -> None:
+    """P7: `iocpbench sweep --quick` finishes in under 60 s on 2 CPUs (wall time, one run)."""
+    text = program_help(program, "sweep")
+    if text is None or "--quick" not in text:
+        not_available("P7", "quick sweep wall time", "`iocpbench sweep --quick` missing")
+        return
+    with tempfile.TemporaryDirectory(prefix="anchors-") as tmp:
+        out = Path(tmp) / "quick.json"
+        start = time.monotonic()
+        try:
+            done = subprocess.run([str(program), "sweep", "--quick", "--json", str(out)],
+                                  capture_output=True, text=True, timeout=600, check=False)
+        except subprocess.TimeoutExpired:
+            print("P7  quick sweep wall time: over 600 s (killed)  target < 60 s: NOT met")
+            return
+        seconds = time.monotonic() - start
+    if done.returncode != 0:
+        print(f"P7  quick sweep: exit {done.returncode}: {done.stderr.strip()[-200:]}")
+        return
+    print(f"P7  {'quick sweep wall time (s), one run':44} {seconds:.1f}  target < 60: "
+          f"{'met' if seconds < 60 else 'NOT met'}")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def find_default(relative: str) -> Path:
+    for build in ("build/release", "build/h4"):
+        candidate = ROOT / build / relative
+        if candidate.exists():
+            return candidate
+    return ROOT / "build/release" / relative
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bench", type=Path, default=None,
+                        help="the port_bench binary (default build/release/bench/port_bench)")
+    parser.add_argument("--program", type=Path, default=None,
+                        help="the iocpbench binary (default build/release/harness/iocpbench)")
+    parser.add_argument("--targets", default="P1,P2,P3,P4,P5,P6,P7",
+                        help="comma-separated subset of P1..P7")
+    parser.add_argument("--pairs", type=int, default=5, help="alternating pairs (>= 5)")
+    parser.add_argument("--min-time", type=float, default=0.3,
+                        help="--benchmark_min_time of each run, seconds")
+    parser.add_argument("--timeout", type=float, default=120.0,
+                        help="seconds before one benchmark run counts as hung")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    args = parser.parse_args(argv)
+
+    if args.pairs < 5:
+        print("anchors: --pairs: at least 5 pairs are needed", file=sys.stderr)
+        return 2
+    if args.min_time <= 0:
+        print("anchors: --min-time: must be positive", file=sys.stderr)
+        return 2
+    targets = [t.strip().upper() for t in args.targets.split(",") if t.strip()]
+    unknown = [t for t in targets if t not in {f"P{i}" for i in range(1, 8)}]
+    if unknown:
+        print(f"anchors: --targets: unknown target {unknown[0]} (P1..P7)", file=sys.stderr)
+        return 2
+    bench = args.bench or find_default("bench/port_bench")
+    program = args.program or find_default("harness/iocpbench")
+    needs_bench = any(t in targets for t in ("P1", "P2", "P3"))
+    if needs_bench and not bench.exists():
+        print(f"anchors: --bench: {bench} does not exist (build first)", file=sys.stderr)
+        return 2
+
+    def log(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    print(f"# anchors: {args.pairs} alternating pairs per target, min_time {args.min_time} s, "
+          f"{os.cpu_count()} CPUs; bench {bench}")
+    steps = {"P1": lambda: p1(bench, args, log), "P2": lambda: p2(bench, args, log),
+             "P3": lambda: p3(bench, args, log),
+             "P4": lambda: hook_p4_file_vs_fio(program, args, log),
+             "P5": lambda: hook_p5_socket_vs_asio(program, args, log),
+             "P6": lambda: hook_p6_metrics_overhead(program, args, log),
+             "P7": lambda: hook_p7_quick_sweep(program, args, log)}
+    failed = False
+    for target in targets:
+        try:
+            steps[target]()
+        except BenchFailed as exc:
+            print(f"{target:3} failed: {exc}")
+            failed = True
+        sys.stdout.flush()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,406 @@
+// Microbenchmarks of the port primitives against their peers, every backend through the same
+// CompletionPort interface (targets.md P1..P3; bench/anchors.py turns them into ratios):
+//
+//   stream/<backend>/pool:<spec>          P1 streaming: one poster thread outside the pool keeps
+//                                         at most 1024 packets outstanding; the pool removes.
+//   closed/<backend>/pool:<spec>/K:2M     P1 closed loop: K packets in flight, each re-posted by
+//   closed/<backend>/pool:<spec>/K:M-1    the worker that removed it (K >= M, and K < M).
+//   handoff/<backend>, handoff/futex      P2: A posts to port 1 where B waits, B posts back to
+//                                         port 2 where A waits; against two threads
+//                                         ping-ponging on two futex words.
+//   efficient/<backend>                   P3, "the most efficient scenario": packets queued,
+//                                         the port at its concurrency limit, the running
+//                                         threads drain them (closed loop, K = 64M, pool 2N+2).
+//
+// N = logical CPUs, M = the port's concurrency value = N. Throughput is items_per_second (real
+// time); cs_per_item is the process's context switches (voluntary + involuntary, getrusage)
+// per completion, where the OS can tell. Pool benchmarks run the pool continuously: one
+// iteration is a slice of kSlice during which the main thread sleeps, and the items are the
+// completions counted between the first and last slice. Every wait is bounded: a dispatcher
+// that stops delivering makes the benchmark report an error instead of hanging.
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "context_switches.hpp"
+#include "platform/platform.hpp"
+#include "port/blocking_region.hpp"
+#include "port/completion_port.hpp"
+
+namespace iocpbench::bench {
+namespace {
+
+using namespace std::chrono_literals;
+using platform::Clock;
+using port::Backend;
+using port::CompletionPort;
+using port::Packet;
+using port::RemoveStatus;
+
+constexpr port::Timeout kWorkerTimeout = 200ms;  // workers re-check `stop` at least this often
+constexpr port::Timeout kReplyBound = 2000ms;    // a round trip slower than this is a failure
+constexpr auto kSlice = 5ms;                      // one iteration of a pool benchmark
+constexpr auto kWarmUp = 10ms;
+constexpr auto kStallLimit = 2s;  // no completion for this long: the dispatcher is stuck
+
+constexpr Backend kBackends[] = {Backend::emulated, Backend::condvar, Backend::asio};
+
+struct PoolSpec {
+  const char* name;
+  unsigned per_cpu;
+  unsigned plus;
+};
+constexpr PoolSpec kPools[] = {{"N", 1, 0}, {"2N", 2, 0}, {"2N+2", 2, 2}};
+
+unsigned pool_size(const PoolSpec& spec) { return spec.per_cpu * platform::logical_cpus() + spec.plus; }
+
+struct alignas(64) PaddedCount {
+  std::atomic<std::uint64_t> value{0};
+};
+
+// Streaming flow control: the poster sleeps once kHigh packets are outstanding and is woken
+// when the pool has brought it down to kLow. Workers report completions every kFlush, so the
+// shared counter costs one atomic add per kFlush completions.
+class Window {
+ public:
+  static constexpr std::uint64_t kHigh = 1024, kLow = 512, kFlush = 32;
+
+  void consumed(std::uint64_t n) {
+    const std::uint64_t total = consumed_.fetch_add(n) + n;
+    if (sleeping_.load() == 1 && total >= wake_at_.load() && sleeping_.exchange(0) == 1) {
+      platform::futex_wake_one(sleeping_);
+    }
+  }
+
+  // The poster, having posted `posted` packets in all.
+  void throttle(std::uint64_t posted, const std::atomic<bool>& stop) {
+    if (posted - consumed_.load() < kHigh) return;
+    wake_at_.store(posted - kLow);
+    sleeping_.store(1);
+    while (sleeping_.load() == 1 && !stop.load() && consumed_.load() < posted - kLow) {
+      const Clock::time_point deadline = Clock::now() + 20ms;  // bounded even if a wake is lost
+      platform::futex_wait(sleeping_, 1, &deadline);
+    }
+    sleeping_.store(0);
+  }
+
+  void release() {
+    sleeping_.store(0);
+    platform::futex_wake_one(sleeping_);
+  }
+
+ private:
+  alignas(64) std::atomic<std::uint64_t> consumed_{0};
+  alignas(64) std::atomic<std::uint64_t> wake_at_{0};
+  alignas(64) std::atomic<std::uint32_t> sleeping_{0};
+};
+
+// A pool of workers looping on remove(); each counts its completions in its own cache line.
+// consume: the packet is done (streaming). repost: the worker posts it back (closed loop).
+class Pool {
+ public:
+  enum class Mode { consume, repost };
+
+  Pool(CompletionPort& port, unsigned threads, Mode mode, Window* window)
+      : port_(port), mode_(mode), window_(window), counts_(threads) {
+    workers_.reserve(threads);
+    for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+  ~Pool() { stop(); }
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  std::uint64_t completed() const {
+    std::uint64_t sum = 0;
+    for (const auto& c : counts_) sum += c.value.load(std::memory_order_relaxed);
+    return sum;
+  }
+
+  // Closes the port (waiters return at once) and joins the workers.
+  void stop() {
+    if (workers_.empty()) return;
+    stop_.store(true);
+    port_.close();
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+  }
+
+  const std::atomic<bool>& stopping() const { return stop_; }
+
+ private:
+  void work(unsigned index) {
+    std::atomic<std::uint64_t>& mine = counts_[index].value;
+    std::uint64_t unflushed = 0;
+    Packet packet;
+    for (;;) {
+      const RemoveStatus status = port_.remove(packet, kWorkerTimeout);
+      if (status == RemoveStatus::ok || status == RemoveStatus::io_failed) {
+        mine.store(mine.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        if (mode_ == Mode::repost) {
+          if (!port_.post(packet)) break;
+        } else if (window_ != nullptr && ++unflushed == Window::kFlush) {
+          window_->consumed(unflushed);
+          unflushed = 0;
+        }
+        continue;
+      }
+      if (status != RemoveStatus::timeout) break;  // abandoned / invalid_handle: closed
+      if (window_ != nullptr && unflushed > 0) {
+        window_->consumed(unflushed);
+        unflushed = 0;
+      }
+      if (stop_.load()) break;
+    }
+    port::detach_current_thread();
+  }
+
+  CompletionPort& port_;
+  const Mode mode_;
+  Window* const window_;
+  std::vector<PaddedCount> counts_;
+  std::vector<std::thread> workers_;
+  std::atomic<bool> stop_{false};
+};
+
+// Context switches per item between two readings, where the OS can tell.
+class SwitchMeter {
+ public:
+  SwitchMeter() : start_(process_context_switches()) {}
+  void report(benchmark::State& state, std::uint64_t items) const {
+    const auto end = process_context_switches();
+    if (!start_ || !end || items == 0) return;
+    state.counters["cs_per_item"] =
+        benchmark::Counter(static_cast<double>(*end - *start_) / static_cast<double>(items));
+  }
+
+ private:
+  std::optional<std::uint64_t> start_;
+};
+
+// Runs the state loop over a running pool: each iteration sleeps one slice; the items are the
+// completions counted from the first slice to the last. A pool that stalls is an error.
+void measure_pool(benchmark::State& state, const Pool& pool, const CompletionPort& port) {
+  std::this_thread::sleep_for(kWarmUp);
+  const std::uint64_t first = pool.completed();
+  const port::PortCounters counters_before = port.counters();
+  const SwitchMeter switches;
+  std::uint64_t last = first;
+  Clock::time_point last_progress = Clock::now();
+  for (auto _ : state) {
+    platform::precise_sleep(kSlice);
+    const std::uint64_t now = pool.completed();
+    if (now != last) {
+      last = now;
+      last_progress = Clock::now();
+    } else if (Clock::now() - last_progress > kStallLimit) {
+      state.SkipWithError("no completion for 2 s: the dispatcher stalled");
+      break;
+    }
+  }
+  const std::uint64_t items = last - first;
+  state.SetItemsProcessed(static_cast<std::int64_t>(items));
+  switches.report(state, items);
+  const port::PortCounters counters_after = port.counters();
+  if (counters_after.available && items > 0) {
+    const double handoffs = static_cast<double>(counters_after.handoffs - counters_before.handoffs);
+    state.counters["handoffs_per_item"] = benchmark::Counter(handoffs / static_cast<double>(items));
+  }
+}
+
+std::string label(const CompletionPort& port, unsigned threads, std::uint64_t in_flight) {
+  std::string text = "M=" + std::to_string(port.concurrency()) + " pool=" + std::to_string(threads);
+  if (in_flight > 0) text += " K=" + std::to_string(in_flight);
+  return text;
+}
+
+// ---- P1 streaming ----
+
+void bm_stream(benchmark::State& state, Backend backend, PoolSpec spec) {
+  auto port = port::make_port(backend, {});
+  if (!port) {
+    state.SkipWithError("backend not built on this OS");
+    return;
+  }
+  const unsigned threads = pool_size(spec);
+  Window window;
+  Pool pool(*port, threads, Pool::Mode::consume, &window);
+  std::thread poster([&] {
+    std::uint64_t posted = 0;
+    while (!pool.stopping().load()) {
+      for (int i = 0; i < 64; ++i) {
+        if (!port->post({.key = posted})) return;
+        ++posted;
+      }
+      window.throttle(posted, pool.stopping());
+    }
+  });
+  measure_pool(state, pool, *port);
+  pool.stop();
+  window.release();
+  poster.join();
+  state.SetLabel(label(*port, threads, 0) + " posters=1 window=1024");
+}
+
+// ---- P1 closed loop, and P3 ----
+
+void run_closed(benchmark::State& state, Backend backend, unsigned threads, std::uint64_t in_flight) {
+  auto port = port::make_port(backend, {});
+  if (!port) {
+    state.SkipWithError("backend not built on this OS");
+    return;
+  }
+  Pool pool(*port, threads, Pool::Mode::repost, nullptr);
+  for (std::uint64_t k = 0; k < in_flight; ++k) port->post({.key = k});
+  measure_pool(state, pool, *port);
+  pool.stop();
+  state.SetLabel(label(*port, threads, in_flight));
+}
+
+void bm_closed(benchmark::State& state, Backend backend, PoolSpec spec, bool below_m) {
+  const unsigned m = platform::logical_cpus();
+  if (below_m && m < 2) {
+    state.SkipWithError("K < M needs M >= 2");
+    return;
+  }
+  run_closed(state, backend, pool_size(spec), below_m ? m - 1 : 2 * std::uint64_t{m});
+}
+
+void bm_efficient(benchmark::State& state, Backend backend) {
+  const unsigned n = platform::logical_cpus();
+  run_closed(state, backend, 2 * n + 2, 64 * std::uint64_t{n});
+}
+
+// ---- P2: handoff round trip vs a raw futex round trip ----
+
+void bm_handoff(benchmark::State& state, Backend backend) {
+  auto there = port::make_port(backend, {.concurrency = 1});
+  auto back = port::make_port(backend, {.concurrency = 1});
+  if (!there || !back) {
+    state.SkipWithError("backend not built on this OS");
+    return;
+  }
+  std::atomic<bool> stop{false};
+  std::thread echo([&] {
+    Packet packet;
+    for (;;) {
+      const RemoveStatus status = there->remove(packet, kWorkerTimeout);
+      if (status == RemoveStatus::ok) {
+        if (!back->post(packet)) break;
+      } else if (status != RemoveStatus::timeout || stop.load()) {
+        break;
+      }
+    }
+    port::detach_current_thread();
+  });
+  Packet reply;
+  bool failed = false;
+  const auto round_trip = [&] {
+    there->post({.key = 1});
+    if (back->remove(reply, kReplyBound) != RemoveStatus::ok) failed = true;
+  };
+  for (int i = 0; i < 1000 && !failed; ++i) round_trip();  // warm-up
+  const SwitchMeter switches;
+  for (auto _ : state) {
+    round_trip();
+    if (failed) {
+      state.SkipWithError("no reply within 2 s");
+      break;
+    }
+  }
+  switches.report(state, static_cast<std::uint64_t>(state.iterations()));
+  state.SetItemsProcessed(state.iterations());
+  stop.store(true);
+  there->close();
+  back->close();
+  echo.join();
+  port::detach_current_thread();
+}
+
+void bm_futex_round_trip(benchmark::State& state) {
+  std::atomic<std::uint32_t> ping{0}, pong{0};
+  std::atomic<bool> stop{false};
+  std::thread echo([&] {
+    for (;;) {
+      while (ping.load(std::memory_order_acquire) == 0) {
+        const Clock::time_point deadline = Clock::now() + kWorkerTimeout;
+        if (!platform::futex_wait(ping, 0, &deadline) && stop.load()) return;
+      }
+      if (stop.load()) return;
+      ping.store(0, std::memory_order_relaxed);
+      pong.store(1, std::memory_order_release);
+      platform::futex_wake_one(pong);
+    }
+  });
+  bool failed = false;
+  const auto round_trip = [&] {
+    ping.store(1, std::memory_order_release);
+    platform::futex_wake_one(ping);
+    const Clock::time_point deadline = Clock::now() + kReplyBound;
+    while (pong.load(std::memory_order_acquire) == 0) {
+      if (!platform::futex_wait(pong, 0, &deadline)) {
+        failed = true;
+        return;
+      }
+    }
+    pong.store(0, std::memory_order_relaxed);
+  };
+  for (int i = 0; i < 1000 && !failed; ++i) round_trip();  // warm-up
+  const SwitchMeter switches;
+  for (auto _ : state) {
+    round_trip();
+    if (failed) {
+      state.SkipWithError("no reply within 2 s");
+      break;
+    }
+  }
+  switches.report(state, static_cast<std::uint64_t>(state.iterations()));
+  state.SetItemsProcessed(state.iterations());
+  stop.store(true);
+  ping.store(1, std::memory_order_release);
+  platform::futex_wake_one(ping);
+  echo.join();
+}
+
+void register_all() {
+  for (Backend backend : kBackends) {
+    if (!port::backend_available(backend)) continue;
+    const std::string name(port::to_string(backend));
+    for (const PoolSpec& spec : kPools) {
+      benchmark::RegisterBenchmark(("stream/" + name + "/pool:" + spec.name).c_str(), bm_stream,
+                                   backend, spec)
+          ->UseRealTime();
+    }
+    for (const PoolSpec& spec : kPools) {
+      for (bool below_m : {false, true}) {
+        const std::string bench = "closed/" + name + "/pool:" + spec.name + (below_m ? "/K:M-1" : "/K:2M");
+        benchmark::RegisterBenchmark(bench.c_str(), bm_closed, backend, spec, below_m)->UseRealTime();
+      }
+    }
+    benchmark::RegisterBenchmark(("handoff/" + name).c_str(), bm_handoff, backend)->UseRealTime();
+    benchmark::RegisterBenchmark(("efficient/" + name).c_str(), bm_efficient, backend)->UseRealTime();
+  }
+  benchmark::RegisterBenchmark("handoff/futex", bm_futex_round_trip)->UseRealTime();
+}
+
+}  // namespace
+}  // namespace iocpbench::bench
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const unsigned n = iocpbench::platform::logical_cpus();
+  benchmark::AddCustomContext("logical_cpus_N", std::to_string(n));
+  benchmark::AddCustomContext("concurrency_M", std::to_string(n));
+  iocpbench::bench::register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
