@@ -8,6 +8,7 @@
 
 #include "platform/platform.hpp"
 #include "port/blocking_region.hpp"
+#include "port/port_lock.hpp"
 #include "port/ring_queue.hpp"
 
 namespace iocpbench::port {
@@ -96,7 +97,7 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   std::size_t take_queued(Packet* out, std::size_t capacity);
   void check_invariant();
 
-  mutable std::mutex mutex_;
+  mutable PortLock mutex_;  // spins briefly before sleeping (port_lock.hpp)
   const unsigned concurrency_;
   const bool check_invariants_;
   unsigned active_ = 0;
