@@ -3,8 +3,9 @@
 //
 // Server, per connection: a recv is kept armed; its completion is a port packet; the worker
 // runs the handler and submits a send of the same bytes whose completion the source finishes
-// itself (short sends resubmitted), arming the next recv (IoOp::then). So each message costs
-// one packet, as an IOCP echo server with skip-on-success sends would.
+// itself, with the next recv linked behind it (IoOp::linked). So each message costs
+// one packet, as an IOCP echo server with skip-on-success sends would. The send and the next
+// receive are submitted together (IOSQE_IO_LINK), so one io_uring_enter serves both.
 // Load generator: `messages_in_flight` messages per connection; each message's bytes are a
 // function of (connection, stream position), so every echoed byte is verified; the round trip
 // (send -> whole echo received) is the end-to-end latency. One clock read per CQE batch.
@@ -13,9 +14,11 @@
 #include <liburing.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <future>
@@ -45,12 +48,20 @@ void set_nodelay(int fd) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
+// Two fds per connection: lift the soft limit toward the hard one when that is not enough.
+void raise_fd_limit(std::uint64_t needed) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed + 64) return;
+  limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, needed + 64);
+  ::setrlimit(RLIMIT_NOFILE, &limit);
+}
+
 struct ServerConn {
   int fd = -1;
   io::IoOp recv;
   io::IoOp send;
   std::unique_ptr<char[]> buffer;
-  bool closed = false;  // touched only by the worker handling this connection's packet
+  std::atomic<bool> closed{false};  // a failed send and its cancelled recv may both report
 };
 
 struct alignas(8) ClientConn {
@@ -73,6 +84,7 @@ class SocketWorkload final : public Workload {
   void open(const RunEnv& env) override {
     env_ = env;
     const unsigned n = params_.connections;
+    raise_fd_limit(2 * std::uint64_t{n} + 64);
     const std::size_t capacity = std::size_t{params_.message_size} * params_.in_flight;
     listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (listen_fd_ < 0) fail("socket");
@@ -114,7 +126,7 @@ class SocketWorkload final : public Workload {
       s.send.buf = s.buffer.get();
       s.send.key = i;
       s.send.index = i;
-      s.send.then = &s.recv;
+      s.send.linked = &s.recv;  // one enter submits the echo and re-arms the receive
     }
     open_conns_.store(n);
     io::SourceOptions options;
@@ -151,10 +163,7 @@ class SocketWorkload final : public Workload {
                      WorkerContext&) override {
     ServerConn& s = server_[packet.key];
     if (!c.counted) {  // end of stream, or a failed recv/send: the connection is done
-      if (!s.closed) {
-        s.closed = true;
-        open_conns_.fetch_sub(1, std::memory_order_seq_cst);
-      }
+      if (!s.closed.exchange(true)) open_conns_.fetch_sub(1, std::memory_order_seq_cst);
       return;
     }
     s.send.len = packet.bytes;  // echo what arrived (always, even when stopping: the

@@ -38,6 +38,10 @@ struct IoOp {
   std::uint64_t offset = 0;
   std::int32_t result = 0;  // the CQE's result
   IoOp* then = nullptr;
+  // Submitted right behind this operation with IOSQE_IO_LINK: it starts only once this one has
+  // fully succeeded; otherwise it completes with ECANCELED (posted like any failure). With a
+  // link, a short send is a failure rather than resubmitted (sends use MSG_WAITALL).
+  IoOp* linked = nullptr;
   std::uintptr_t key = 0;         // the packet's completion key
   std::uint64_t t_submit_ns = 0;  // set by the submitter
   std::uint64_t t_insert_ns = 0;  // set by the source just before posting (once per CQE batch)

@@ -156,11 +156,15 @@ class UringSource final : public CompletionSource {
         io_uring_prep_recv(sqe, op.fd, buf, len, 0);
         break;
       case IoOp::Kind::send:
-        io_uring_prep_send(sqe, op.fd, buf, len, MSG_NOSIGNAL);
+        io_uring_prep_send(sqe, op.fd, buf, len, MSG_NOSIGNAL | MSG_WAITALL);
         break;
     }
     io_uring_sqe_set_data(sqe, &op);
     ++in_flight_;
+    if (op.linked != nullptr) {
+      sqe->flags |= IOSQE_IO_LINK;
+      prep(*op.linked);
+    }
   }
 
   void arm_doorbell() {
@@ -213,19 +217,22 @@ class UringSource final : public CompletionSource {
       }
       if (!op->to_port && cqe->res > 0) {
         op->done += static_cast<std::uint32_t>(cqe->res);
-        if (op->done < op->len) {
-          prep(*op);  // a short send: the rest
-        } else if (op->then != nullptr) {
-          prep(*op->then);
+        if (op->done >= op->len) {
+          if (op->then != nullptr) prep(*op->then);
+          continue;
         }
-        continue;
+        if (op->linked == nullptr) {
+          prep(*op);  // a short send: the rest
+          continue;
+        }
+        // Short with a link: the linked operation was cancelled; post this one as failed.
       }
       if (stamp == 0) stamp = metrics::now_ns();  // one clock read per batch
       op->t_insert_ns = stamp;
       port::Packet packet;
       packet.bytes = cqe->res > 0 ? static_cast<std::uint32_t>(cqe->res) : 0;
-      packet.status = cqe->res < 0 ? static_cast<std::uint32_t>(-cqe->res)
-                                   : (!op->to_port && cqe->res == 0 ? EPIPE : 0);
+      packet.status =
+          cqe->res < 0 ? static_cast<std::uint32_t>(-cqe->res) : (!op->to_port ? EPIPE : 0);
       if (!op->to_port) packet.bytes = op->done;
       packet.key = op->key;
       packet.context = op;
