@@ -1,5 +1,10 @@
 # Dependencies are the distribution's packages (Debian: see scripts/setup-deps.sh).
 find_package(Threads REQUIRED)
+# Windows cross build on Linux (MinGW-w64 + Wine): the host's packages without /usr/include.
+if(MINGW AND CMAKE_CROSSCOMPILING)
+  include(mingw-dependencies)
+  return()
+endif()
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 if(IOCPBENCH_BUILD_TESTS)

@@ -27,6 +27,11 @@ void set_fine_timer_slack() noexcept;
 // Sleep with the finest timer the OS offers (high-resolution waitable timer on Windows).
 void precise_sleep(std::chrono::nanoseconds duration) noexcept;
 
+// Run fn(arg) when the calling thread exits, latest registration first. Use it instead of a
+// thread_local object with a destructor: MinGW-w64's emulated TLS (GCC 12, static) frees a
+// thread's thread_local storage before it runs their destructors, which then read freed memory.
+void at_thread_exit(void (*fn)(void*), void* arg) noexcept;
+
 // The Wine version when running under Wine (ntdll exports wine_get_version), else nothing.
 std::optional<std::string> wine_version();
 

@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "platform/platform.hpp"
 
@@ -56,6 +58,25 @@ void precise_sleep(std::chrono::nanoseconds duration) noexcept {
               static_cast<long>(duration.count() % 1'000'000'000)};
   while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
   }
+}
+
+namespace {
+// glibc's native TLS runs thread_local destructors while the storage is still valid.
+struct ThreadExitHooks {
+  std::vector<std::pair<void (*)(void*), void*>> hooks;
+  ~ThreadExitHooks() {
+    while (!hooks.empty()) {
+      const auto [fn, arg] = hooks.back();
+      hooks.pop_back();
+      fn(arg);
+    }
+  }
+};
+thread_local ThreadExitHooks t_exit_hooks;
+}  // namespace
+
+void at_thread_exit(void (*fn)(void*), void* arg) noexcept {
+  t_exit_hooks.hooks.emplace_back(fn, arg);
 }
 
 std::optional<std::string> wine_version() { return std::nullopt; }

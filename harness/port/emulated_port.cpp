@@ -110,8 +110,8 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
 
 namespace {
 
-// Which port the calling thread is associated with, and how it counts there. The destructor is
-// "a thread's exit runs activate".
+// Which port the calling thread is associated with, and how it counts there. The thread's exit
+// runs leave(): "a thread's exit runs activate".
 struct Association {
   std::shared_ptr<EmulatedPortCore> core;
   ThreadState state = ThreadState::none;
@@ -127,7 +127,24 @@ struct Association {
   ~Association() { leave(); }
 };
 
-thread_local Association t_association;
+// Created on a thread's first GQCS, destroyed by its exit through platform::at_thread_exit (not
+// a thread_local Association: MinGW runs thread_local destructors on freed storage). A thread
+// that never used an emulated port has none, and the guard does nothing for it (a thread of
+// the kernel's IOCP, where the kernel itself activates and resumes).
+thread_local Association* t_association = nullptr;
+
+Association& this_thread_association() {
+  if (t_association == nullptr) {
+    t_association = new Association;
+    platform::at_thread_exit(
+        [](void* self) {
+          delete static_cast<Association*>(self);
+          t_association = nullptr;
+        },
+        t_association);
+  }
+  return *t_association;
+}
 
 }  // namespace
 
@@ -222,7 +239,7 @@ bool EmulatedPortCore::post(const Packet& packet) {
 RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::size_t& filled,
                                       Timeout timeout) {
   filled = 0;
-  Association& self = t_association;
+  Association& self = this_thread_association();
   if (self.core.get() != this) self.leave();  // 3a: leaving another port activates it
 
   std::unique_lock lock(mutex_);
@@ -333,7 +350,8 @@ void EmulatedPortCore::thread_resumes() {
 // ---- the guard ----
 
 void blocking_region_begin() noexcept {
-  Association& self = t_association;
+  if (t_association == nullptr) return;
+  Association& self = *t_association;
   if (!self.core) return;
   if (self.blocking_depth++ > 0) return;
   if (self.state != ThreadState::released) return;
@@ -342,7 +360,8 @@ void blocking_region_begin() noexcept {
 }
 
 void blocking_region_end() noexcept {
-  Association& self = t_association;
+  if (t_association == nullptr) return;
+  Association& self = *t_association;
   if (!self.core || self.blocking_depth == 0) return;
   if (--self.blocking_depth > 0) return;
   if (self.state != ThreadState::paused) return;
@@ -350,7 +369,9 @@ void blocking_region_end() noexcept {
   self.core->thread_resumes();
 }
 
-void detach_current_thread() noexcept { t_association.leave(); }
+void detach_current_thread() noexcept {
+  if (t_association != nullptr) t_association->leave();
+}
 
 // ---- the handle ----
 

@@ -41,6 +41,21 @@ bool still_waiting(std::future<T>& f) {
 
 std::size_t depth_of(const CompletionPort& port) { return port.depth().value_or(~std::size_t{0}); }
 
+// Wine runs the real Win32 API but not all of the kernel's scheduling (port-semantics.md,
+// "Known deviations of Wine 8.0"). Under Wine a win32 test that *observes* one of them is
+// skipped with the reason, never passed; when the observation is anything else, the test's own
+// expectations decide, as they do on every other backend and platform.
+constexpr const char* kWineFifoWakeup = "Wine 8.0 deviation: waiters wake FIFO, not LIFO";
+constexpr const char* kWineNoConcurrencyCap =
+    "Wine 8.0 deviation: the concurrency value is ignored (a waiter was released while the "
+    "active count was at the limit)";
+constexpr const char* kWineCloseDoesNotWake =
+    "Wine 8.0 deviation: closing the port does not wake its waiters (they timed out instead "
+    "of returning abandoned)";
+constexpr const char* kWineNoDirectHandoff =
+    "Wine 8.0 deviation: a packet posted to a waiting thread is queued until that thread "
+    "removes it (no direct handoff)";
+
 class Conformance : public ::testing::TestWithParam<Backend> {
  protected:
   std::unique_ptr<CompletionPort> make(unsigned concurrency) {
@@ -48,7 +63,17 @@ class Conformance : public ::testing::TestWithParam<Backend> {
     EXPECT_NE(port, nullptr);
     return port;
   }
+  // `observed` is the signature of a known Wine deviation, on the kernel's port under Wine.
+  bool wine_deviation(bool observed) const {
+    return observed && GetParam() == Backend::win32 && platform::wine_version().has_value();
+  }
 };
+
+// Whether a thread waiting in GQCS returned within `bound` (after a post that must not wake it).
+template <typename T>
+bool returned_within(std::future<T>& f, std::chrono::milliseconds bound) {
+  return f.wait_for(bound) == std::future_status::ready;
+}
 
 // The emulated port counts every violation of the port invariant it sees (C > M outside the
 // resume window; a queued packet, a waiter and a free slot at once); backends that cannot see
@@ -94,10 +119,16 @@ TEST_P(Conformance, T02_LifoWakeup) {
   std::this_thread::sleep_for(kSettle);
   auto fc = async_remove(c, *port, kLong);
   std::this_thread::sleep_for(kSettle);
-  for (std::uintptr_t k = 1; k <= 3; ++k) port->post({.key = k});
-  EXPECT_EQ(get(fc).packet.key, 1u);
-  EXPECT_EQ(get(fb).packet.key, 2u);
-  EXPECT_EQ(get(fa).packet.key, 3u);
+  for (std::uintptr_t k = 1; k <= 3; ++k) {
+    port->post({.key = k});
+    std::this_thread::sleep_for(kSettle);  // one wake-up at a time: the port's order, no race
+  }
+  const std::uintptr_t a_key = get(fa).packet.key, b_key = get(fb).packet.key,
+                       c_key = get(fc).packet.key;
+  if (wine_deviation(a_key == 1 && b_key == 2 && c_key == 3)) GTEST_SKIP() << kWineFifoWakeup;
+  EXPECT_EQ(c_key, 1u);
+  EXPECT_EQ(b_key, 2u);
+  EXPECT_EQ(a_key, 3u);
   expect_invariants_held(*port);
 }
 
@@ -107,8 +138,12 @@ TEST_P(Conformance, T03_DirectHandoff) {
   auto fw = async_remove(w, *port, kLong);
   std::this_thread::sleep_for(kSettle);
   port->post({.key = 7});
-  EXPECT_EQ(depth_of(*port), 0u);
+  const std::size_t depth_after_post = depth_of(*port);
   const RemoveOutcome got = get(fw);
+  if (wine_deviation(depth_after_post == 1 && got.status == RemoveStatus::ok && got.packet.key == 7)) {
+    GTEST_SKIP() << kWineNoDirectHandoff;
+  }
+  EXPECT_EQ(depth_after_post, 0u);
   EXPECT_EQ(got.status, RemoveStatus::ok);
   EXPECT_EQ(got.packet.key, 7u);
   if (port->counters().available) {
@@ -127,7 +162,12 @@ TEST_P(Conformance, T04_HandoffBoundToWaiter) {
   std::this_thread::sleep_for(kSettle);
   port->post({.key = 9});
   auto fr = async_remove(r, *port, 0ms);
-  EXPECT_EQ(get(fr).status, RemoveStatus::timeout);
+  const RemoveOutcome r_got = get(fr);
+  if (wine_deviation(r_got.status == RemoveStatus::ok && r_got.packet.key == 9)) {
+    port->post({.key = 0});  // W still waits: let it go
+    GTEST_SKIP() << kWineNoDirectHandoff;
+  }
+  EXPECT_EQ(r_got.status, RemoveStatus::timeout);
   EXPECT_EQ(get(fw).packet.key, 9u);
   expect_invariants_held(*port);
 }
@@ -141,13 +181,16 @@ TEST_P(Conformance, T05_NoContextSwitchWhenRunningThreadTakesQueued) {
   std::this_thread::sleep_for(kSettle);
   port->post({.key = 1});
   port->post({.key = 2});
-  EXPECT_EQ(depth_of(*port), 2u);
+  const std::size_t depth_after_posts = depth_of(*port);
   auto fr = async_remove(r, *port, 0ms);
   const RemoveOutcome got = get(fr);
+  std::this_thread::sleep_for(kSettle);
+  const bool w_woken = !still_waiting(fw);
+  if (wine_deviation(w_woken)) GTEST_SKIP() << kWineNoConcurrencyCap;
+  EXPECT_EQ(depth_after_posts, 2u);
   EXPECT_EQ(got.status, RemoveStatus::ok);
   EXPECT_EQ(got.packet.key, 1u);
-  std::this_thread::sleep_for(kSettle);
-  EXPECT_TRUE(still_waiting(fw)) << "W was woken although R took the packet itself";
+  EXPECT_FALSE(w_woken) << "W was woken although R took the packet itself";
   EXPECT_EQ(depth_of(*port), 1u);
   expect_invariants_held(*port);
   port->close();
@@ -155,8 +198,13 @@ TEST_P(Conformance, T05_NoContextSwitchWhenRunningThreadTakesQueued) {
 
 // `threads` threads wait; as many packets each spin 200 ms, and a thread that finishes one takes
 // the next queued packet itself: at most M run at once, the rest stay queued.
-void run_cap_scenario(CompletionPort& port, unsigned threads, unsigned expected_max,
-                      std::size_t expected_depth) {
+struct CapObservation {
+  std::size_t depth_after_posts = 0;
+  unsigned handled = 0;
+  int max_active = 0;
+};
+
+CapObservation run_cap_scenario(CompletionPort& port, unsigned threads) {
   ActiveGauge gauge;
   std::atomic<unsigned> handled{0};
   std::vector<std::unique_ptr<PortActor>> actors;
@@ -177,20 +225,23 @@ void run_cap_scenario(CompletionPort& port, unsigned threads, unsigned expected_
   std::this_thread::sleep_for(kSettle);
   for (unsigned i = 0; i < threads; ++i) port.post({.key = i});
   std::this_thread::sleep_for(kSettle);
-  EXPECT_EQ(depth_of(port), expected_depth);
+  const std::size_t depth_after_posts = depth_of(port);
   const auto deadline = std::chrono::steady_clock::now() + kStepBound;
   while (handled.load() < threads && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(5ms);
   }
-  EXPECT_EQ(handled.load(), threads);
-  EXPECT_EQ(gauge.max.load(), static_cast<int>(expected_max));
   port.close();  // the threads that never got a packet are still waiting
   for (auto& f : results) get(f);
+  return {depth_after_posts, handled.load(), gauge.max.load()};
 }
 
 TEST_P(Conformance, T06_ConcurrencyCap) {
   auto port = make(2);
-  run_cap_scenario(*port, 6, 2, 4);
+  const CapObservation seen = run_cap_scenario(*port, 6);
+  if (wine_deviation(seen.max_active > 2)) GTEST_SKIP() << kWineNoConcurrencyCap;
+  EXPECT_EQ(seen.depth_after_posts, 4u);
+  EXPECT_EQ(seen.handled, 6u);
+  EXPECT_EQ(seen.max_active, 2);
   if (port->counters().available) {
     EXPECT_EQ(port->counters().max_active, 2u);
   }
@@ -201,7 +252,11 @@ TEST_P(Conformance, T07_ZeroMeansLogicalCpus) {
   const unsigned n = platform::logical_cpus();
   auto port = make(0);
   EXPECT_EQ(port->concurrency(), n);
-  run_cap_scenario(*port, n + 2, n, 2);
+  const CapObservation seen = run_cap_scenario(*port, n + 2);
+  if (wine_deviation(seen.max_active > static_cast<int>(n))) GTEST_SKIP() << kWineNoConcurrencyCap;
+  EXPECT_EQ(seen.depth_after_posts, 2u);
+  EXPECT_EQ(seen.handled, n + 2);
+  EXPECT_EQ(seen.max_active, static_cast<int>(n));
   expect_invariants_held(*port);
 }
 
@@ -233,11 +288,17 @@ struct OverLimitScript {
     b_got = get(fb);  // B keeps running (idle actors spin) while A resumes
     a_resumed = get(a_blocks);
   }
+  // M = 1, yet the two posts released both waiters before A blocked.
+  bool both_released_at_once() const {
+    return depth_after_posts == 0 && a_got.status == RemoveStatus::ok &&
+           b_got.status == RemoveStatus::ok;
+  }
 };
 
 TEST_P(Conformance, T08_BlockingReleasesWaiter) {
   OverLimitScript s(make(1));
   s.run_until_over_limit();
+  if (wine_deviation(s.both_released_at_once())) GTEST_SKIP() << kWineNoConcurrencyCap;
   EXPECT_EQ(s.a_got.packet.key, 1u);
   EXPECT_EQ(s.depth_after_posts, 1u);
   EXPECT_EQ(s.b_got.packet.key, 2u);
@@ -248,6 +309,7 @@ TEST_P(Conformance, T08_BlockingReleasesWaiter) {
 TEST_P(Conformance, T09_OverLimitWindow) {
   OverLimitScript s(make(1));
   s.run_until_over_limit();
+  if (wine_deviation(s.both_released_at_once())) GTEST_SKIP() << kWineNoConcurrencyCap;
   if (s.port->counters().available) {
     EXPECT_EQ(s.port->counters().max_active, 2u);
   }
@@ -267,6 +329,7 @@ TEST_P(Conformance, T09_OverLimitWindow) {
 TEST_P(Conformance, T10_ZeroTimeoutOverTheLimit) {
   OverLimitScript s(make(1));
   s.run_until_over_limit();
+  if (wine_deviation(s.both_released_at_once())) GTEST_SKIP() << kWineNoConcurrencyCap;
   s.port->post({.key = 3});
   auto fb = async_remove(s.b, *s.port, 0ms);
   EXPECT_EQ(get(fb).status, RemoveStatus::timeout);
@@ -290,6 +353,7 @@ TEST_P(Conformance, T11_NonBlockingWaitsDoNotRelease) {
   auto fw = async_remove(w, *port, kLong);
   std::this_thread::sleep_for(kSettle);
   port->post({.key = 1});
+  if (wine_deviation(returned_within(fw, kSettle))) GTEST_SKIP() << kWineNoConcurrencyCap;
   std::binary_semaphore signalled{1};
   auto satisfied = r.run([&signalled] { acquire(signalled); });
   get(satisfied);
@@ -312,6 +376,7 @@ TEST_P(Conformance, T12_PreemptionDoesNotRelease) {
   auto fw = async_remove(w, *port, kLong);
   std::this_thread::sleep_for(kSettle);
   port->post({.key = 1});
+  if (wine_deviation(returned_within(fw, kSettle))) GTEST_SKIP() << kWineNoConcurrencyCap;
   std::atomic<bool> busy{true};
   std::thread hog([&busy] {
     platform::pin_current_thread_to_cpu(0);
@@ -349,7 +414,7 @@ TEST_P(Conformance, T14_TimedOutThreadKeepsItsSlot) {
   auto fw = async_remove(w, *port, kLong);
   std::this_thread::sleep_for(kSettle);
   port->post({.key = 5});
-  std::this_thread::sleep_for(kSettle);
+  if (wine_deviation(returned_within(fw, kSettle))) GTEST_SKIP() << kWineNoConcurrencyCap;
   EXPECT_EQ(depth_of(*port), 1u);
   EXPECT_TRUE(still_waiting(fw));
   auto ft2 = async_remove(t, *port, 0ms);
@@ -401,16 +466,20 @@ TEST_P(Conformance, T17_BatchRemove) {
   auto fw = async_remove(w, *port2, kLong);
   std::this_thread::sleep_for(kSettle);
   for (std::uintptr_t k = 1; k <= 5; ++k) port2->post({.key = k});
-  EXPECT_EQ(depth_of(*port2), 5u);
+  const std::size_t depth_after_posts = depth_of(*port2);
   auto fr = r.run([&] {
     std::vector<Packet> out(8);
     std::size_t got = 0;
     port2->remove_batch(out, got, 0ms);
     return got;
   });
-  EXPECT_EQ(get(fr), 5u);
+  const std::size_t r_got = get(fr);
   std::this_thread::sleep_for(kSettle);
-  EXPECT_TRUE(still_waiting(fw));
+  const bool w_woken = !still_waiting(fw);
+  if (wine_deviation(w_woken)) GTEST_SKIP() << kWineNoConcurrencyCap;
+  EXPECT_EQ(depth_after_posts, 5u);
+  EXPECT_EQ(r_got, 5u);
+  EXPECT_FALSE(w_woken);
   expect_invariants_held(*port);
   expect_invariants_held(*port2);
   port2->close();
@@ -439,13 +508,17 @@ TEST_P(Conformance, T19_CloseWhileWaiting) {
   });
   std::this_thread::sleep_for(kSettle);
   port->close();
-  EXPECT_EQ(get(fa).status, RemoveStatus::abandoned);
+  const RemoveStatus a_status = get(fa).status;  // kLong bounds the waits where close does not
   const auto [status, n] = get(fb);
-  EXPECT_EQ(status, RemoveStatus::abandoned);
-  EXPECT_EQ(n, 0u);
   Packet p;
   EXPECT_EQ(port->remove(p, 0ms), RemoveStatus::invalid_handle);
   EXPECT_FALSE(port->post({.key = 1}));
+  if (wine_deviation(a_status == RemoveStatus::timeout && status == RemoveStatus::timeout)) {
+    GTEST_SKIP() << kWineCloseDoesNotWake;
+  }
+  EXPECT_EQ(a_status, RemoveStatus::abandoned);
+  EXPECT_EQ(status, RemoveStatus::abandoned);
+  EXPECT_EQ(n, 0u);
 }
 
 // T20/T21 setup: T running from port A (M = 1), W waiting on A, one packet queued on A.
@@ -455,19 +528,24 @@ struct SwitchScript {
   std::unique_ptr<PortActor> t = std::make_unique<PortActor>();
   PortActor w;
   std::future<RemoveOutcome> w_result;
+  bool w_released_by_post = false;
+  std::size_t depth_after_post = 0;
   void setup() {
     auto ft = async_remove(*t, *a, 0ms);
     ASSERT_EQ(get(ft).status, RemoveStatus::timeout);
     w_result = async_remove(w, *a, kLong);
     std::this_thread::sleep_for(kSettle);
     a->post({.key = 42});
-    EXPECT_EQ(depth_of(*a), 1u);
+    depth_after_post = depth_of(*a);
+    w_released_by_post = returned_within(w_result, kSettle);
   }
 };
 
 TEST_P(Conformance, T20_SwitchingPortsActivatesTheOldOne) {
   SwitchScript s(make(1));
   s.setup();
+  if (wine_deviation(s.w_released_by_post)) GTEST_SKIP() << kWineNoConcurrencyCap;
+  EXPECT_EQ(s.depth_after_post, 1u);
   auto b = make(1);
   auto ft = async_remove(*s.t, *b, 0ms);
   EXPECT_EQ(get(ft).status, RemoveStatus::timeout);
@@ -478,6 +556,8 @@ TEST_P(Conformance, T20_SwitchingPortsActivatesTheOldOne) {
 TEST_P(Conformance, T21_ThreadExitActivates) {
   SwitchScript s(make(1));
   s.setup();
+  if (wine_deviation(s.w_released_by_post)) GTEST_SKIP() << kWineNoConcurrencyCap;
+  EXPECT_EQ(s.depth_after_post, 1u);
   s.t.reset();  // T exits
   EXPECT_EQ(get(s.w_result).packet.key, 42u);
   expect_invariants_held(*s.a);

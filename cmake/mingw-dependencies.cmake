@@ -1,0 +1,58 @@
+# Dependencies of the MinGW-w64 cross build (cmake/mingw-w64-x86_64.cmake), included from
+# Dependencies.cmake. The host's Debian packages are reused without /usr/include on the path:
+# - nlohmann/json, CLI11 and Boost (header-only): their folders are linked into a private
+#   include directory inside the build folder and wrapped in the usual imported targets;
+# - GoogleTest: built from its sources (/usr/src/googletest, Debian's libgtest-dev);
+# - Google Benchmark and liburing are not built for Windows here (the bench is Linux/MSVC only).
+
+set(IOCPBENCH_HOST_HEADERS ${CMAKE_BINARY_DIR}/mingw-host-headers)
+file(MAKE_DIRECTORY ${IOCPBENCH_HOST_HEADERS})
+foreach(folder nlohmann CLI boost)
+  if(EXISTS /usr/include/${folder} AND NOT EXISTS ${IOCPBENCH_HOST_HEADERS}/${folder})
+    file(CREATE_LINK /usr/include/${folder} ${IOCPBENCH_HOST_HEADERS}/${folder} SYMBOLIC)
+  endif()
+endforeach()
+
+foreach(required nlohmann/json.hpp CLI/CLI.hpp)
+  if(NOT EXISTS ${IOCPBENCH_HOST_HEADERS}/${required})
+    message(FATAL_ERROR "MinGW build: /usr/include/${required} is missing "
+                        "(scripts/setup-deps.sh installs nlohmann-json3-dev and libcli11-dev)")
+  endif()
+endforeach()
+
+add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
+target_include_directories(nlohmann_json::nlohmann_json INTERFACE ${IOCPBENCH_HOST_HEADERS})
+add_library(CLI11::CLI11 INTERFACE IMPORTED)
+target_include_directories(CLI11::CLI11 INTERFACE ${IOCPBENCH_HOST_HEADERS})
+
+# Boost is optional here (the asio dispatcher needs it; the Windows harness does not).
+if(EXISTS ${IOCPBENCH_HOST_HEADERS}/boost/version.hpp)
+  add_library(Boost::headers INTERFACE IMPORTED)
+  target_include_directories(Boost::headers INTERFACE ${IOCPBENCH_HOST_HEADERS})
+  target_link_libraries(Boost::headers INTERFACE ws2_32 mswsock)
+  set(Boost_FOUND TRUE)
+else()
+  set(Boost_FOUND FALSE)
+endif()
+
+if(IOCPBENCH_BUILD_TESTS)
+  set(IOCPBENCH_GOOGLETEST_SOURCE /usr/src/googletest CACHE PATH "GoogleTest sources (MinGW build)")
+  if(NOT EXISTS ${IOCPBENCH_GOOGLETEST_SOURCE}/CMakeLists.txt)
+    message(FATAL_ERROR "MinGW build: no GoogleTest sources in ${IOCPBENCH_GOOGLETEST_SOURCE} "
+                        "(scripts/setup-deps.sh installs libgtest-dev)")
+  endif()
+  set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+  set(BUILD_GMOCK ON CACHE BOOL "" FORCE)
+  add_subdirectory(${IOCPBENCH_GOOGLETEST_SOURCE} ${CMAKE_BINARY_DIR}/googletest EXCLUDE_FROM_ALL)
+  foreach(lib gtest gtest_main gmock gmock_main)
+    if(TARGET ${lib} AND NOT TARGET GTest::${lib})
+      add_library(GTest::${lib} ALIAS ${lib})
+    endif()
+  endforeach()
+  set(GTest_FOUND TRUE)
+endif()
+
+if(IOCPBENCH_BUILD_BENCH)
+  message(STATUS "MinGW build: Google Benchmark is not built for Windows here; bench/ is off")
+  set(IOCPBENCH_BUILD_BENCH OFF CACHE BOOL "Build the Google Benchmark microbenchmarks" FORCE)
+endif()
