@@ -8,7 +8,7 @@ packages=(
   libbenchmark-dev libgtest-dev nlohmann-json3-dev libcli11-dev liburing-dev libboost-dev
   fio
   python3 python3-venv python3-setuptools python3-pip python3-matplotlib python3-numpy
-  python3-scipy python3-pytest python3-jsonschema
+  python3-scipy python3-pytest python3-jsonschema python3-yaml
 )
 if [[ "${1:-}" == "--windows" ]]; then
   packages+=(g++-mingw-w64-x86-64-posix wine wine64)
