@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <vector>
 
 #include "platform/platform.hpp"
