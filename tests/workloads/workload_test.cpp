@@ -112,28 +112,32 @@ TEST(MetricSense, LifoSignatureWithPoolTwiceConcurrency) {
 }
 
 // Raising b raises voluntary context switches per completion, and the achieved ratio tracks b.
+// The work is long (200 us) so that run-queue delays after a wake-up on a busy machine (which
+// count as blocked time) stay small next to the differences between the ratios.
 TEST(MetricSense, BlockingRaisesSwitchesAndAchievedRatioTracksB) {
   PointSpec spec = spec_for("post", {{"posters", 1}, {"in_flight", 64}});
-  spec.work_us = 50;
+  spec.work_us = 200;
   spec.blocking_ratio = 0;
   const RunResult none = iocpbench::run::run_point(spec, nullptr);
-  spec.blocking_ratio = 0.5;
-  const RunResult half = iocpbench::run::run_point(spec, nullptr);
+  spec.blocking_ratio = 0.2;
+  const RunResult some = iocpbench::run::run_point(spec, nullptr);
   spec.blocking_ratio = 0.8;
   const RunResult most = iocpbench::run::run_point(spec, nullptr);
   ASSERT_GT(none.ops, 0u);
-  ASSERT_GT(half.ops, 0u);
+  ASSERT_GT(some.ops, 0u);
   ASSERT_GT(most.ops, 0u);
   auto voluntary_per_op = [](const RunResult& r) {
     return static_cast<double>(r.process.voluntary) / static_cast<double>(r.ops);
   };
-  EXPECT_GT(voluntary_per_op(half), voluntary_per_op(none));
-  EXPECT_GT(voluntary_per_op(half), 0.5) << "every completion sleeps once";
+  EXPECT_GT(voluntary_per_op(some), voluntary_per_op(none));
+  EXPECT_GT(voluntary_per_op(some), 0.5) << "every completion sleeps once";
+  EXPECT_GT(voluntary_per_op(most), 0.5);
   EXPECT_EQ(none.achieved_blocking_ratio, 0);
-  EXPECT_GT(half.achieved_blocking_ratio, 0.35);
-  EXPECT_LT(half.achieved_blocking_ratio, 0.9);
-  EXPECT_GT(most.achieved_blocking_ratio, half.achieved_blocking_ratio);
-  EXPECT_GT(half.work_calibration.value("measured_us", 0.0), 0.0);
+  EXPECT_GT(some.achieved_blocking_ratio, 0.1);
+  EXPECT_LT(some.achieved_blocking_ratio, 0.9);
+  EXPECT_GT(most.achieved_blocking_ratio, 0.6);
+  EXPECT_GT(most.achieved_blocking_ratio, some.achieved_blocking_ratio);
+  EXPECT_GT(some.work_calibration.value("measured_us", 0.0), 0.0);
 }
 
 TEST(FileWorkload, RandomDirectReadsMoveBlockSizeBytesPerOp) {
