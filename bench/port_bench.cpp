@@ -8,6 +8,8 @@
 //   handoff/<backend>, handoff/futex      P2: A posts to port 1 where B waits, B posts back to
 //                                         port 2 where A waits; against two threads
 //                                         ping-ponging on two futex words.
+//   handoff_vs_futex/<backend>            P2 in one process: blocks of each alternate, so both
+//                                         see the same load; counter cost_ratio = port/futex.
 //   efficient/<backend>                   P3, "the most efficient scenario": packets queued,
 //                                         the port at its concurrency limit, the running
 //                                         threads drain them (closed loop, K = 64M, pool 2N+2).
@@ -280,93 +282,177 @@ void bm_efficient(benchmark::State& state, Backend backend) {
 
 // ---- P2: handoff round trip vs a raw futex round trip ----
 
+// B's side of the port round trip: waits on `there`, posts each packet back to `back`.
+class PortEcho {
+ public:
+  explicit PortEcho(Backend backend)
+      : there_(port::make_port(backend, {.concurrency = 1})),
+        back_(port::make_port(backend, {.concurrency = 1})) {
+    if (!there_ || !back_) return;
+    thread_ = std::thread([this] {
+      Packet packet;
+      for (;;) {
+        const RemoveStatus status = there_->remove(packet, kWorkerTimeout);
+        if (status == RemoveStatus::ok) {
+          if (!back_->post(packet)) break;
+        } else if (status != RemoveStatus::timeout || stop_.load()) {
+          break;
+        }
+      }
+      port::detach_current_thread();
+    });
+  }
+  ~PortEcho() {
+    stop_.store(true);
+    if (there_) there_->close();
+    if (back_) back_->close();
+    if (thread_.joinable()) thread_.join();
+    port::detach_current_thread();
+  }
+  PortEcho(const PortEcho&) = delete;
+  PortEcho& operator=(const PortEcho&) = delete;
+
+  bool usable() const { return thread_.joinable(); }
+  // A's side: post to B's port, wait on ours. False when no reply came within the bound.
+  bool round_trip() {
+    there_->post({.key = 1});
+    Packet reply;
+    return back_->remove(reply, kReplyBound) == RemoveStatus::ok;
+  }
+
+ private:
+  std::unique_ptr<CompletionPort> there_, back_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// The anchor: two threads ping-ponging on two futex words, nothing else.
+class FutexEcho {
+ public:
+  FutexEcho()
+      : thread_([this] {
+          for (;;) {
+            while (ping_.load(std::memory_order_acquire) == 0) {
+              const Clock::time_point deadline = Clock::now() + kWorkerTimeout;
+              if (!platform::futex_wait(ping_, 0, &deadline) && stop_.load()) return;
+            }
+            if (stop_.load()) return;
+            ping_.store(0, std::memory_order_relaxed);
+            pong_.store(1, std::memory_order_release);
+            platform::futex_wake_one(pong_);
+          }
+        }) {}
+  ~FutexEcho() {
+    stop_.store(true);
+    ping_.store(1, std::memory_order_release);
+    platform::futex_wake_one(ping_);
+    thread_.join();
+  }
+  FutexEcho(const FutexEcho&) = delete;
+  FutexEcho& operator=(const FutexEcho&) = delete;
+
+  bool round_trip() {
+    ping_.store(1, std::memory_order_release);
+    platform::futex_wake_one(ping_);
+    const Clock::time_point deadline = Clock::now() + kReplyBound;
+    while (pong_.load(std::memory_order_acquire) == 0) {
+      if (!platform::futex_wait(pong_, 0, &deadline)) return false;
+    }
+    pong_.store(0, std::memory_order_relaxed);
+    return true;
+  }
+
+ private:
+  std::atomic<std::uint32_t> ping_{0}, pong_{0};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+template <typename Echo>
+void run_round_trips(benchmark::State& state, Echo& echo) {
+  for (int i = 0; i < 1000; ++i) {  // warm-up
+    if (!echo.round_trip()) {
+      state.SkipWithError("no reply within 2 s");
+      return;
+    }
+  }
+  const SwitchMeter switches;
+  for (auto _ : state) {
+    if (!echo.round_trip()) {
+      state.SkipWithError("no reply within 2 s");
+      break;
+    }
+  }
+  switches.report(state, static_cast<std::uint64_t>(state.iterations()));
+  state.SetItemsProcessed(state.iterations());
+}
+
 void bm_handoff(benchmark::State& state, Backend backend) {
-  auto there = port::make_port(backend, {.concurrency = 1});
-  auto back = port::make_port(backend, {.concurrency = 1});
-  if (!there || !back) {
+  PortEcho echo(backend);
+  if (!echo.usable()) {
     state.SkipWithError("backend not built on this OS");
     return;
   }
-  std::atomic<bool> stop{false};
-  std::thread echo([&] {
-    Packet packet;
-    for (;;) {
-      const RemoveStatus status = there->remove(packet, kWorkerTimeout);
-      if (status == RemoveStatus::ok) {
-        if (!back->post(packet)) break;
-      } else if (status != RemoveStatus::timeout || stop.load()) {
-        break;
-      }
-    }
-    port::detach_current_thread();
-  });
-  Packet reply;
-  bool failed = false;
-  const auto round_trip = [&] {
-    there->post({.key = 1});
-    if (back->remove(reply, kReplyBound) != RemoveStatus::ok) failed = true;
-  };
-  for (int i = 0; i < 1000 && !failed; ++i) round_trip();  // warm-up
-  const SwitchMeter switches;
-  for (auto _ : state) {
-    round_trip();
-    if (failed) {
-      state.SkipWithError("no reply within 2 s");
-      break;
-    }
-  }
-  switches.report(state, static_cast<std::uint64_t>(state.iterations()));
-  state.SetItemsProcessed(state.iterations());
-  stop.store(true);
-  there->close();
-  back->close();
-  echo.join();
-  port::detach_current_thread();
+  run_round_trips(state, echo);
 }
 
 void bm_futex_round_trip(benchmark::State& state) {
-  std::atomic<std::uint32_t> ping{0}, pong{0};
-  std::atomic<bool> stop{false};
-  std::thread echo([&] {
-    for (;;) {
-      while (ping.load(std::memory_order_acquire) == 0) {
-        const Clock::time_point deadline = Clock::now() + kWorkerTimeout;
-        if (!platform::futex_wait(ping, 0, &deadline) && stop.load()) return;
-      }
-      if (stop.load()) return;
-      ping.store(0, std::memory_order_relaxed);
-      pong.store(1, std::memory_order_release);
-      platform::futex_wake_one(pong);
+  FutexEcho echo;
+  run_round_trips(state, echo);
+}
+
+// P2 in one process: blocks of kBlock port round trips and kBlock futex round trips alternate
+// (a few hundred microseconds each), so both see the same load; one iteration is one block of
+// each. Counters: microseconds per round trip of each, and their ratio (port / futex).
+void bm_handoff_vs_futex(benchmark::State& state, Backend backend) {
+  constexpr int kBlock = 64;
+  PortEcho port_echo(backend);
+  FutexEcho futex_echo;
+  if (!port_echo.usable()) {
+    state.SkipWithError("backend not built on this OS");
+    return;
+  }
+  const auto block = [](auto& echo) -> std::optional<Clock::duration> {
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < kBlock; ++i) {
+      if (!echo.round_trip()) return std::nullopt;
     }
-  });
-  bool failed = false;
-  const auto round_trip = [&] {
-    ping.store(1, std::memory_order_release);
-    platform::futex_wake_one(ping);
-    const Clock::time_point deadline = Clock::now() + kReplyBound;
-    while (pong.load(std::memory_order_acquire) == 0) {
-      if (!platform::futex_wait(pong, 0, &deadline)) {
-        failed = true;
-        return;
-      }
-    }
-    pong.store(0, std::memory_order_relaxed);
+    return Clock::now() - start;
   };
-  for (int i = 0; i < 1000 && !failed; ++i) round_trip();  // warm-up
-  const SwitchMeter switches;
+  for (int i = 0; i < 10; ++i) {  // warm-up
+    if (!block(port_echo) || !block(futex_echo)) {
+      state.SkipWithError("no reply within 2 s");
+      return;
+    }
+  }
+  Clock::duration port_time{}, futex_time{};
+  bool port_first = true;
   for (auto _ : state) {
-    round_trip();
-    if (failed) {
+    std::optional<Clock::duration> a, b;
+    if (port_first) {
+      a = block(port_echo);
+      b = block(futex_echo);
+    } else {
+      b = block(futex_echo);
+      a = block(port_echo);
+    }
+    port_first = !port_first;
+    if (!a || !b) {
       state.SkipWithError("no reply within 2 s");
       break;
     }
+    port_time += *a;
+    futex_time += *b;
   }
-  switches.report(state, static_cast<std::uint64_t>(state.iterations()));
-  state.SetItemsProcessed(state.iterations());
-  stop.store(true);
-  ping.store(1, std::memory_order_release);
-  platform::futex_wake_one(ping);
-  echo.join();
+  const double trips = static_cast<double>(state.iterations()) * kBlock;
+  if (trips > 0 && futex_time.count() > 0) {
+    const double port_us = std::chrono::duration<double, std::micro>(port_time).count() / trips;
+    const double futex_us = std::chrono::duration<double, std::micro>(futex_time).count() / trips;
+    state.counters["port_us_per_round_trip"] = benchmark::Counter(port_us);
+    state.counters["futex_us_per_round_trip"] = benchmark::Counter(futex_us);
+    state.counters["cost_ratio"] = benchmark::Counter(port_us / futex_us);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(2 * trips));
 }
 
 void register_all() {
@@ -385,6 +471,8 @@ void register_all() {
       }
     }
     benchmark::RegisterBenchmark(("handoff/" + name).c_str(), bm_handoff, backend)->UseRealTime();
+    benchmark::RegisterBenchmark(("handoff_vs_futex/" + name).c_str(), bm_handoff_vs_futex, backend)
+        ->UseRealTime();
     benchmark::RegisterBenchmark(("efficient/" + name).c_str(), bm_efficient, backend)->UseRealTime();
   }
   benchmark::RegisterBenchmark("handoff/futex", bm_futex_round_trip)->UseRealTime();
