@@ -113,6 +113,8 @@ def tune_section(tune: Any) -> str:
         if isinstance(sv, dict):
             rows.append((f"recommended {axis}", f"{sv.get('spec')} (= {sv.get('value')})"))
     tp = rec.get("throughput_ops_per_s")
+    if isinstance(tp, dict):  # a summary: median with its 95% CI
+        tp = f"{fmt_value(tp.get('median'))} (95% CI {fmt_value(tp.get('ci95_low'))}..{fmt_value(tp.get('ci95_high'))})"
     rows.append(("throughput (ops/s)", fmt_value(tp) if isinstance(tp, (int, float)) else tp))
     rows += [(k, v) for k, v in rec.items() if k not in ("concurrency", "pool", "throughput_ops_per_s")]
     rows.append(("queueing estimate N/(1-b)", tune.get("queueing_estimate")))

@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build, and run iocpbench on this machine.
-# Writes everything under out/ (override with OUT=DIR).
+# The main job: install what is missing, build, probe this machine's port, run the quick sweep
+# and chart it. Everything goes under out/ (override with OUT=DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-out}"
 mkdir -p "$out"
 
 scripts/setup-deps.sh
+scripts/setup-python.sh
 cmake --preset release >/dev/null
 cmake --build --preset release
 
 bin=build/release/harness/iocpbench
 echo "== iocpbench probe: does this port behave like an IOCP? ($out/probe.json)"
 "$bin" probe --json "$out/probe.json"
-echo "== machine ($out/info.json)"
 "$bin" info --json "$out/info.json" >/dev/null
-echo "wrote $out/probe.json $out/info.json"
+
+echo "== iocpbench sweep --quick ($out/results.json)"
+"$bin" sweep --quick --json "$out/results.json"
+
+echo "== charts ($out/charts/) and report ($out/report.html)"
+.venv/bin/iocpbench-charts "$out/results.json" -o "$out/charts"
+.venv/bin/iocpbench-report "$out/results.json" -o "$out/report.html"
+echo "== done: $out/results.json, $out/charts/, $out/report.html"

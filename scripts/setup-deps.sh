@@ -9,6 +9,7 @@ packages=(
   fio
   python3 python3-venv python3-setuptools python3-pip python3-matplotlib python3-numpy
   python3-scipy python3-pytest python3-jsonschema python3-yaml
+  chromium
 )
 if [[ "${1:-}" == "--windows" ]]; then
   packages+=(g++-mingw-w64-x86-64-posix wine wine64)

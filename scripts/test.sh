@@ -17,8 +17,6 @@ cmake --workflow --preset tsan
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake --workflow --preset asan
 
-if [[ -d tests/python ]]; then
-  echo "== Python analysis"
-  .venv/bin/python -m pytest -q tests/python
-fi
+echo "== Python: analysis tests, and the CLI driven end to end (sweep, resume, bad input)"
+IOCPBENCH_BIN=build/release/harness/iocpbench .venv/bin/python -m pytest -q tests/python tests/integration
 echo "== all tests passed in $((SECONDS - start)) s"

@@ -18,5 +18,7 @@ using CommandBody = std::function<int()>;
 CommandBody add_probe_command(CLI::App& app);
 CommandBody add_info_command(CLI::App& app);
 CommandBody add_run_command(CLI::App& app);
+CommandBody add_sweep_command(CLI::App& app);
+CommandBody add_tune_command(CLI::App& app);
 
 }  // namespace iocpbench::cli

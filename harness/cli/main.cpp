@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   add(add_probe_command);
   add(add_info_command);
   add(add_run_command);
+  add(add_sweep_command);
+  add(add_tune_command);
 
   try {
     app.parse(argc, argv);

@@ -135,7 +135,9 @@ def make_results(
         data["tune"] = {
             "workload": "post", "blocking": 0.5,
             "recommendation": {"concurrency": {"spec": "N", "value": n}, "pool": {"spec": "2N", "value": 2 * n},
-                               "throughput_ops_per_s": 123456.0},
+                               "throughput_ops_per_s": {"median": 123456.0, "mean": 123000.0,
+                                                        "ci95_low": 120000.0, "ci95_high": 126000.0,
+                                                        "cv": 0.02, "n": 3}},
             "rules_of_thumb": [{"name": "pool = 2N", "pool": {"spec": "2N", "value": 2 * n}}, "pool = N"],
             "queueing_estimate": 2 * n,
             "evidence": [p["id"] for p in points[:2]],

@@ -1,0 +1,104 @@
+// `iocpbench sweep`: concurrency value x pool size x blocking ratio x workload, repeated and
+// interleaved, into one resumable results file.
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/sweep_flags.hpp"
+#include "report/json_file.hpp"
+#include "report/machine_info.hpp"
+#include "sweep/sweep_runner.hpp"
+
+namespace iocpbench::cli {
+namespace {
+
+nlohmann::json read_results_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw BadInput{"--resume", "cannot read '" + path + "'"};
+  nlohmann::json doc;
+  try {
+    in >> doc;
+  } catch (const nlohmann::json::exception&) {
+    throw BadInput{"--resume", "'" + path + "' is not valid JSON (truncated or corrupt)"};
+  }
+  if (!doc.is_object() || doc.value("schema_version", 0) != 1 || !doc.contains("sweep") ||
+      !doc.contains("points") || !doc.contains("machine")) {
+    throw BadInput{"--resume", "'" + path + "' is not an iocpbench results file of schema version 1"};
+  }
+  return doc;
+}
+
+void print_summary(const nlohmann::json& doc, const std::string& path) {
+  std::size_t runs = 0;
+  for (const auto& point : doc["points"]) runs += point["runs"].size();
+  std::cout << "wrote " << path << ": " << doc["points"].size() << " points, " << runs << " runs, "
+            << (doc["sweep"]["complete"].get<bool>() ? "complete" : "INCOMPLETE (--resume to finish)")
+            << '\n';
+}
+
+}  // namespace
+
+CommandBody add_sweep_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "sweep",
+      "Sweep concurrency value x pool size x blocking ratio x workload. Counts take N-relative "
+      "specs (N = logical CPUs): 4, N, 2N, 2N+2, 3N-1; concurrency 0 = the port default. Runs "
+      "are repeated and interleaved at random; the results file is rewritten after every run, "
+      "so an interrupted sweep (Ctrl-C: exit 130) keeps its finished runs and --resume finishes "
+      "it.");
+  struct Options {
+    SweepFlags flags;
+    std::string resume;
+    bool quick = false, quiet = false, no_probe = false;
+  };
+  auto options = std::make_shared<Options>();
+  add_sweep_flags(*command, options->flags, /*for_tune=*/false);
+  command->add_flag("--quick", options->quick, "a small grid of short runs: under a minute on 2 CPUs");
+  command->add_option("--resume", options->resume,
+                      "finish an interrupted sweep: runs only what FILE lacks; refuses a file "
+                      "from another machine or grid");
+  command->add_flag("--quiet", options->quiet, "no progress display (warnings still print)");
+  command->add_flag("--no-probe", options->no_probe,
+                    "skip the semantic probe recorded in the machine block");
+
+  return [options]() {
+    const SweepFlags* flags = &options->flags;
+    const std::string* resume_owner = &options->resume;
+    const bool quick = options->quick;
+    const bool resuming = !resume_owner->empty();
+    std::string json_path = flags->json;
+    std::optional<nlohmann::json> existing;
+    sweep::Grid grid;
+    if (resuming) {
+      existing = read_results_file(*resume_owner);
+      if (json_path.empty()) json_path = *resume_owner;
+      report::MachineInfo machine = report::gather_machine_info();
+      sweep::check_same_machine(existing->at("machine"), report::to_json(machine));
+      grid = sweep::grid_from_json(existing->at("sweep"), "--resume");
+      if (flags->any_grid_flag_given() || quick) {
+        const sweep::Grid asked = grid_from_flags(*flags, quick);
+        if (sweep::grid_to_json(asked) != sweep::grid_to_json(grid)) {
+          throw BadInput{"--resume", "the file's grid differs from the one on the command line"};
+        }
+      }
+    } else {
+      if (json_path.empty()) throw BadInput{"--json", "required (where the results go)"};
+      grid = grid_from_flags(*flags, quick);
+    }
+    if (auto problem = report::output_path_problem(json_path)) throw BadInput{"--json", *problem};
+    sweep::validate_grid(grid);
+
+    const auto& stop = install_interrupt_handlers();
+    sweep::SweepJob job{grid, json_path, existing, options->quiet, !options->no_probe};
+    const sweep::SweepOutcome outcome = sweep::run_sweep(job, stop);
+    print_summary(outcome.document, json_path);
+    if (outcome.interrupted) return kExitInterrupted;
+    return outcome.failed_runs > 0 ? kExitRunFailed : kExitOk;
+  };
+}
+
+}  // namespace iocpbench::cli

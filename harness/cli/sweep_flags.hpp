@@ -1,0 +1,32 @@
+#pragma once
+// The grid flags shared by `sweep` and `tune`, kept as the user's text so that every bad value is
+// reported with its flag, and so --resume can tell which flags were given.
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sweep/grid.hpp"
+#include "workloads/params.hpp"
+
+namespace iocpbench::cli {
+
+struct SweepFlags {
+  std::string workload, port, concurrency, pool, blocking, blocking_kind, work_us, duration,
+      warmup, repetitions, seed, json, grid_file, target_ci, max_repetitions;
+  workloads::WorkloadFlags workload_flags;
+  std::vector<CLI::Option*> grid_options;  // to tell whether any was given
+
+  bool any_grid_flag_given() const;
+};
+
+void add_sweep_flags(CLI::App& command, SweepFlags& flags, bool for_tune);
+
+// The grid: --quick or the defaults, then --grid FILE, then each flag given. Throws BadInput.
+sweep::Grid grid_from_flags(const SweepFlags& flags, bool quick);
+
+// Numbers from flags, with the flag named on failure.
+double parse_number_flag(const std::string& text, const std::string& flag);
+unsigned parse_count_flag(const std::string& text, const std::string& flag, unsigned minimum);
+
+}  // namespace iocpbench::cli

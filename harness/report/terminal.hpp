@@ -1,0 +1,9 @@
+#pragma once
+// Whether stderr is a terminal (progress redraws in place there, prints plain lines elsewhere).
+// One file per OS: terminal_posix.cpp, terminal_windows.cpp.
+
+namespace iocpbench::report {
+
+bool stderr_is_terminal();
+
+}  // namespace iocpbench::report

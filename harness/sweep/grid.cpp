@@ -1,0 +1,211 @@
+#include "sweep/grid.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "cli/commands.hpp"
+
+namespace iocpbench::sweep {
+namespace {
+
+using cli::BadInput;
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) out.push_back(item);
+  if (!text.empty() && text.back() == ',') out.emplace_back();
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+std::vector<CountSpec> specs(std::initializer_list<const char*> texts, bool allow_zero) {
+  std::vector<CountSpec> out;
+  for (const char* t : texts) out.push_back(*parse_count_spec(t, allow_zero, nullptr));
+  return out;
+}
+
+// Ratios print as the shortest text that reads back the same ("0.25", not "0.250000").
+std::string ratio_text(double ratio) {
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), ratio);
+  return ec == std::errc() ? std::string(buffer, end) : std::to_string(ratio);
+}
+
+}  // namespace
+
+Grid default_grid() {
+  Grid grid;
+  grid.concurrency = specs({"0", "N", "2N"}, true);
+  grid.pool = specs({"N", "2N", "2N+2"}, false);
+  return grid;
+}
+
+Grid quick_grid() {
+  Grid grid = default_grid();
+  grid.concurrency = specs({"N", "2N"}, true);
+  grid.blocking = {0, 0.5};
+  grid.repetitions = 2;
+  grid.duration_s = 0.3;
+  grid.warmup_s = 0.05;
+  grid.workload_params = {{"file_size_mib", 64}};
+  return grid;
+}
+
+std::vector<CountSpec> parse_count_list(const std::string& text, bool allow_zero,
+                                        const std::string& flag) {
+  std::vector<CountSpec> out;
+  for (const auto& item : split(text)) {
+    std::string reason;
+    auto spec = parse_count_spec(item, allow_zero, &reason);
+    if (!spec) throw BadInput{flag, reason};
+    out.push_back(*spec);
+  }
+  if (out.empty()) throw BadInput{flag, "empty list"};
+  return out;
+}
+
+std::vector<double> parse_ratio_list(const std::string& text, const std::string& flag) {
+  std::vector<double> out;
+  for (const auto& raw : split(text)) {
+    const std::string item = trim(raw);
+    double value = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() ||
+        !std::isfinite(value)) {
+      throw BadInput{flag, "'" + item + "' is not a number"};
+    }
+    if (value < 0 || value >= 1) throw BadInput{flag, "'" + item + "' is outside [0, 1)"};
+    out.push_back(value);
+  }
+  if (out.empty()) throw BadInput{flag, "empty list"};
+  return out;
+}
+
+std::vector<std::string> parse_workload_list(const std::string& text, const std::string& flag) {
+  std::vector<std::string> out;
+  for (const auto& raw : split(text)) {
+    const std::string item = trim(raw);
+    if (item != "post" && item != "file" && item != "socket") {
+      throw BadInput{flag, "unknown workload '" + item + "' (post, file, socket)"};
+    }
+    out.push_back(item);
+  }
+  if (out.empty()) throw BadInput{flag, "empty list"};
+  return out;
+}
+
+std::vector<port::Backend> parse_port_list(const std::string& text, const std::string& flag) {
+  std::vector<port::Backend> out;
+  for (const auto& raw : split(text)) {
+    const std::string item = trim(raw);
+    const auto backend = port::parse_backend(item);
+    if (!backend) throw BadInput{flag, "unknown backend '" + item + "' (emulated, win32, condvar, asio)"};
+    if (!port::backend_available(*backend)) {
+      throw BadInput{flag, "backend '" + item + "' is not available on this OS"};
+    }
+    out.push_back(*backend);
+  }
+  if (out.empty()) throw BadInput{flag, "empty list"};
+  return out;
+}
+
+std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
+  std::vector<run::PointSpec> points;
+  for (const auto& workload : grid.workloads) {
+    for (const auto backend : grid.ports) {
+      for (const auto& c : grid.concurrency) {
+        for (const auto& p : grid.pool) {
+          for (const double b : grid.blocking) {
+            run::PointSpec point;
+            point.workload = workload;
+            point.workload_params = grid.workload_params;
+            point.port = backend;
+            point.concurrency = c;
+            point.concurrency_value = c.resolve(logical_cpus);
+            point.pool = p;
+            point.pool_value = p.resolve(logical_cpus);
+            point.blocking_ratio = b;
+            point.blocking_kind = grid.blocking_kind;
+            point.work_us = grid.work_us;
+            point.duration_s = grid.duration_s;
+            point.warmup_s = grid.warmup_s;
+            points.push_back(std::move(point));
+          }
+        }
+      }
+    }
+  }
+  return points;
+}
+
+std::string point_id(const run::PointSpec& point) {
+  std::ostringstream id;
+  id << point.workload << '/' << port::to_string(point.port) << "/c=" << point.concurrency.text
+     << "/p=" << point.pool.text << "/b=" << ratio_text(point.blocking_ratio) << '/'
+     << point.blocking_kind << "/w=" << ratio_text(point.work_us);
+  return id.str();
+}
+
+nlohmann::json grid_to_json(const Grid& grid) {
+  nlohmann::json j;
+  j["workloads"] = grid.workloads;
+  j["ports"] = nlohmann::json::array();
+  for (auto b : grid.ports) j["ports"].push_back(std::string(port::to_string(b)));
+  j["concurrency"] = nlohmann::json::array();
+  for (const auto& c : grid.concurrency) j["concurrency"].push_back(c.text);
+  j["pool"] = nlohmann::json::array();
+  for (const auto& p : grid.pool) j["pool"].push_back(p.text);
+  j["blocking"] = grid.blocking;
+  j["blocking_kind"] = grid.blocking_kind;
+  j["work_us"] = grid.work_us;
+  j["workload_params"] = grid.workload_params;
+  j["repetitions"] = grid.repetitions;
+  j["duration_s"] = grid.duration_s;
+  j["warmup_s"] = grid.warmup_s;
+  j["seed"] = grid.seed;
+  j["target_ci_pct"] = grid.target_ci_pct;
+  j["max_repetitions"] = grid.max_repetitions;
+  return j;
+}
+
+Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
+  if (!j.is_object()) throw BadInput{flag, "expected a JSON object"};
+  Grid grid = default_grid();
+  auto list_text = [&](const char* key) {
+    std::string text;
+    for (const auto& item : j.at(key)) {
+      if (!text.empty()) text += ',';
+      text += item.is_string() ? item.get<std::string>() : item.dump();
+    }
+    return text;
+  };
+  try {
+    if (j.contains("workloads")) grid.workloads = parse_workload_list(list_text("workloads"), flag);
+    if (j.contains("ports")) grid.ports = parse_port_list(list_text("ports"), flag);
+    if (j.contains("concurrency")) grid.concurrency = parse_count_list(list_text("concurrency"), true, flag);
+    if (j.contains("pool")) grid.pool = parse_count_list(list_text("pool"), false, flag);
+    if (j.contains("blocking")) grid.blocking = parse_ratio_list(list_text("blocking"), flag);
+    if (j.contains("blocking_kind")) grid.blocking_kind = j.at("blocking_kind").get<std::string>();
+    if (j.contains("work_us")) grid.work_us = j.at("work_us").get<double>();
+    if (j.contains("workload_params")) grid.workload_params = j.at("workload_params");
+    if (j.contains("repetitions")) grid.repetitions = j.at("repetitions").get<unsigned>();
+    if (j.contains("duration_s")) grid.duration_s = j.at("duration_s").get<double>();
+    if (j.contains("warmup_s")) grid.warmup_s = j.at("warmup_s").get<double>();
+    if (j.contains("seed")) grid.seed = j.at("seed").get<std::uint64_t>();
+    if (j.contains("target_ci_pct")) grid.target_ci_pct = j.at("target_ci_pct").get<double>();
+    if (j.contains("max_repetitions")) grid.max_repetitions = j.at("max_repetitions").get<unsigned>();
+  } catch (const nlohmann::json::exception& e) {
+    throw BadInput{flag, std::string("malformed grid: ") + e.what()};
+  }
+  return grid;
+}
+
+}  // namespace iocpbench::sweep

@@ -1,0 +1,58 @@
+#pragma once
+// What a sweep runs: the grid as specs (kept N-relative, so machines with different N line up),
+// its expansion into points on this machine, and the grid's JSON form (the results' `sweep`
+// block and the `--grid FILE` input).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "port/completion_port.hpp"
+#include "run/run_point.hpp"
+#include "sweep/count_spec.hpp"
+
+namespace iocpbench::sweep {
+
+struct Grid {
+  std::vector<std::string> workloads{"post", "file", "socket"};
+  std::vector<port::Backend> ports{port::default_backend()};
+  std::vector<CountSpec> concurrency;  // default 0, N, 2N
+  std::vector<CountSpec> pool;         // default N, 2N, 2N+2
+  std::vector<double> blocking{0, 0.25, 0.5, 0.75};
+  std::string blocking_kind = "sleep";
+  double work_us = 20;
+  nlohmann::json workload_params = nlohmann::json::object();  // shared by the workloads
+  unsigned repetitions = 5;
+  double duration_s = 0.7;
+  double warmup_s = 0.15;
+  std::uint64_t seed = 1;
+  double target_ci_pct = 0;        // 0 = off; else add repetitions until CI half-width < pct
+  unsigned max_repetitions = 15;   // the cap for --target-ci
+};
+
+Grid default_grid();
+// A small grid of short runs for a first look: under a minute on 2 CPUs.
+Grid quick_grid();
+
+// Comma-separated lists; throw cli::BadInput naming `flag`.
+std::vector<CountSpec> parse_count_list(const std::string& text, bool allow_zero,
+                                        const std::string& flag);
+std::vector<double> parse_ratio_list(const std::string& text, const std::string& flag);
+std::vector<std::string> parse_workload_list(const std::string& text, const std::string& flag);
+std::vector<port::Backend> parse_port_list(const std::string& text, const std::string& flag);
+
+// Every point of the grid on a machine with `logical_cpus` CPUs, in a stable order.
+std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus);
+
+// The identity of a point across machines: workload, port, specs, ratio, kind, work.
+std::string point_id(const run::PointSpec& point);
+
+// The grid part of the results' `sweep` block (what --resume compares).
+nlohmann::json grid_to_json(const Grid& grid);
+// A grid from a `--grid FILE` document or a results file's `sweep` block; throws BadInput{flag}.
+Grid grid_from_json(const nlohmann::json& json, const std::string& flag);
+
+}  // namespace iocpbench::sweep

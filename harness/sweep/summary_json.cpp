@@ -1,0 +1,38 @@
+#include "sweep/summary_json.hpp"
+
+#include <vector>
+
+#include "sweep/statistics.hpp"
+
+namespace iocpbench::sweep {
+namespace {
+
+// The metric at `pointer` in each run that has it.
+nlohmann::json summary_at(const nlohmann::json& runs, const char* pointer) {
+  const nlohmann::json::json_pointer where(pointer);
+  std::vector<double> values;
+  for (const auto& run : runs) {
+    if (run.contains(where) && run.at(where).is_number()) values.push_back(run.at(where).get<double>());
+  }
+  return to_json(summarize(values));
+}
+
+}  // namespace
+
+nlohmann::json summarize_runs(const nlohmann::json& runs) {
+  std::uint64_t errors = 0;
+  for (const auto& run : runs) errors += run.value("errors", std::uint64_t{0});
+  return {
+      {"throughput_ops_per_s", summary_at(runs, "/throughput_ops_per_s")},
+      {"bytes_per_s", summary_at(runs, "/bytes_per_s")},
+      {"context_switches_per_kop", summary_at(runs, "/context_switches_per_kop")},
+      {"latency_us", {{"p50", summary_at(runs, "/latency_us/p50")}, {"p99", summary_at(runs, "/latency_us/p99")}}},
+      {"queue_delay_us",
+       {{"p50", summary_at(runs, "/queue_delay_us/p50")}, {"p99", summary_at(runs, "/queue_delay_us/p99")}}},
+      {"achieved_blocking_ratio", summary_at(runs, "/achieved_blocking_ratio")},
+      {"cpu_utilisation", summary_at(runs, "/cpu/utilisation")},
+      {"errors", errors},
+  };
+}
+
+}  // namespace iocpbench::sweep

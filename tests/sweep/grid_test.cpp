@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "cli/commands.hpp"
+#include "sweep/grid.hpp"
+#include "sweep/schedule.hpp"
+
+namespace iocpbench::sweep {
+namespace {
+
+TEST(Grid, DefaultGridExpandsEveryCombinationWithSpecsKept) {
+  Grid grid = default_grid();
+  grid.ports = {port::Backend::emulated};
+  const auto points = expand(grid, 2);
+  EXPECT_EQ(points.size(), 3u * 3 * 3 * 4);
+  std::set<std::string> ids;
+  for (const auto& p : points) ids.insert(point_id(p));
+  EXPECT_EQ(ids.size(), points.size()) << "point ids must be unique";
+  const auto& last = points.back();
+  EXPECT_EQ(last.workload, "socket");
+  EXPECT_EQ(last.concurrency.text, "2N");
+  EXPECT_EQ(last.concurrency_value, 4u);
+  EXPECT_EQ(last.pool.text, "2N+2");
+  EXPECT_EQ(last.pool_value, 6u);
+  EXPECT_DOUBLE_EQ(last.blocking_ratio, 0.75);
+}
+
+TEST(Grid, SameSpecsGiveSameIdsOnDifferentMachines) {
+  Grid grid = quick_grid();
+  grid.ports = {port::Backend::emulated};
+  const auto small = expand(grid, 2), big = expand(grid, 64);
+  ASSERT_EQ(small.size(), big.size());
+  for (std::size_t i = 0; i < small.size(); ++i) {
+    EXPECT_EQ(point_id(small[i]), point_id(big[i]));
+    EXPECT_NE(small[i].pool_value, big[i].pool_value);
+  }
+}
+
+TEST(Grid, JsonRoundTrip) {
+  Grid grid = quick_grid();
+  grid.ports = {port::Backend::emulated};
+  grid.seed = 77;
+  const Grid back = grid_from_json(grid_to_json(grid), "--grid");
+  EXPECT_EQ(grid_to_json(back), grid_to_json(grid));
+}
+
+TEST(Grid, ListsRejectBadItemsNamingTheFlag) {
+  try {
+    parse_ratio_list("0,1", "--blocking");
+    FAIL() << "1 is not in [0,1)";
+  } catch (const cli::BadInput& bad) {
+    EXPECT_EQ(bad.flag, "--blocking");
+  }
+  EXPECT_THROW(parse_ratio_list("0.5,", "--blocking"), cli::BadInput);
+  EXPECT_THROW(parse_ratio_list("abc", "--blocking"), cli::BadInput);
+  EXPECT_THROW(parse_count_list("N,2N+", false, "--pool"), cli::BadInput);
+  EXPECT_THROW(parse_workload_list("post,disk", "--workload"), cli::BadInput);
+  EXPECT_THROW(parse_port_list("iocp", "--port"), cli::BadInput);
+  EXPECT_EQ(parse_count_list("0,N", true, "--concurrency").size(), 2u);
+}
+
+TEST(Schedule, EveryRunOnceRoundsInOrderShuffledWithinRounds) {
+  const auto schedule = make_schedule(20, 3, 5, nullptr);
+  ASSERT_EQ(schedule.size(), 60u);
+  std::set<std::pair<std::size_t, unsigned>> seen;
+  for (std::size_t i = 0; i < schedule.size(); ++i) {
+    seen.insert({schedule[i].point, schedule[i].repetition});
+    EXPECT_EQ(schedule[i].repetition, i / 20) << "rounds run in order";
+  }
+  EXPECT_EQ(seen.size(), 60u);
+  bool shuffled = false;
+  for (std::size_t i = 0; i < 20; ++i) shuffled |= schedule[i].point != i;
+  EXPECT_TRUE(shuffled);
+  const auto other_seed = make_schedule(20, 1, 6, nullptr);
+  bool differs = false;
+  for (std::size_t i = 0; i < 20; ++i) differs |= other_seed[i].point != schedule[i].point;
+  EXPECT_TRUE(differs) << "another seed, another order";
+}
+
+TEST(Schedule, ResumeSkipsDoneRunsAndKeepsTheOrder) {
+  const auto full = make_schedule(10, 2, 9, nullptr);
+  const auto rest = make_schedule(10, 2, 9, [](std::size_t p, unsigned r) { return r == 0 && p < 5; });
+  EXPECT_EQ(rest.size(), 15u);
+  std::vector<RunSlot> expected;
+  for (const auto& slot : full) {
+    if (!(slot.repetition == 0 && slot.point < 5)) expected.push_back(slot);
+  }
+  ASSERT_EQ(rest.size(), expected.size());
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    EXPECT_EQ(rest[i].point, expected[i].point);
+    EXPECT_EQ(rest[i].repetition, expected[i].repetition);
+  }
+}
+
+}  // namespace
+}  // namespace iocpbench::sweep
