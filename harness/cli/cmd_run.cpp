@@ -29,8 +29,7 @@ extern "C" void on_signal(int) {
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
+  const std::tm tm = *std::gmtime(&now);  // the CLI's own thread: no race
   std::ostringstream out;
   out << std::put_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
   return out.str();

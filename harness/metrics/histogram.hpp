@@ -6,6 +6,7 @@
 // lock (one histogram per thread; merge at the end).
 
 #include <array>
+#include <bit>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
@@ -20,7 +21,7 @@ class Histogram {
 
   static std::size_t bucket_of(std::uint64_t value) noexcept {
     if (value < kSub) return static_cast<std::size_t>(value);
-    const unsigned high = 63u - static_cast<unsigned>(__builtin_clzll(value));
+    const unsigned high = 63u - static_cast<unsigned>(std::countl_zero(value));
     const unsigned shift = high - kSubBits;
     return static_cast<std::size_t>(shift) * kSub + static_cast<std::size_t>(value >> shift);
   }

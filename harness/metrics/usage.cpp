@@ -1,5 +1,7 @@
 #include "metrics/usage.hpp"
 
+#include <algorithm>
+
 namespace iocpbench::metrics {
 
 Usage operator-(const Usage& a, const Usage& b) {
@@ -7,9 +9,10 @@ Usage operator-(const Usage& a, const Usage& b) {
   Usage d;
   d.voluntary = sub(a.voluntary, b.voluntary);
   d.involuntary = sub(a.involuntary, b.involuntary);
-  d.user_s = a.user_s - b.user_s;
-  d.sys_s = a.sys_s - b.sys_s;
-  d.cpu_s = a.cpu_s - b.cpu_s;
+  // Clamped: some clocks (Wine's thread times) are coarse enough to step backwards.
+  d.user_s = std::max(0.0, a.user_s - b.user_s);
+  d.sys_s = std::max(0.0, a.sys_s - b.sys_s);
+  d.cpu_s = std::max(0.0, a.cpu_s - b.cpu_s);
   return d;
 }
 

@@ -29,8 +29,10 @@ struct Usage {
 Usage operator-(const Usage& a, const Usage& b);
 Usage& operator+=(Usage& a, const Usage& b);
 
-// The whole process, exited threads included.
+// The whole process (on Linux exited threads included; on Windows the live threads).
 Usage process_usage();
+// How this OS counts, for the results.
+const char* usage_method();
 // The calling thread (RUSAGE_THREAD on Linux).
 Usage current_thread_usage();
 

@@ -42,6 +42,12 @@ bool find_count(const char* text, const char* key, std::uint64_t& out) {
 
 }  // namespace
 
+const char* usage_method() {
+  return "process: getrusage(RUSAGE_SELF) over the window; roles: each live thread's counters "
+         "(/proc/self/task/<tid>/status, as RUSAGE_THREAD) sampled at the window's edges; "
+         "other = process - roles";
+}
+
 Usage process_usage() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);

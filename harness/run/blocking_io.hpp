@@ -12,7 +12,8 @@ int open_direct_for_reads(const std::string& path, std::string& error);
 void close_file(int fd);
 // One synchronous read of `bytes` at `offset`; false on error or a short read.
 bool blocking_read(int fd, void* buffer, std::uint32_t bytes, std::uint64_t offset);
-// A buffer aligned for direct I/O (free with std::free).
+// A buffer aligned for direct I/O; release it with free_block.
 void* aligned_block(std::uint32_t bytes);
+void free_block(void* block);
 
 }  // namespace iocpbench::run

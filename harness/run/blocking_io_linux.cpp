@@ -34,4 +34,8 @@ void* aligned_block(std::uint32_t bytes) {
   return p;
 }
 
+void free_block(void* block) {
+  std::free(block);
+}
+
 }  // namespace iocpbench::run

@@ -1,7 +1,6 @@
 #include "run/pool.hpp"
 
 #include <cmath>
-#include <cstdlib>
 
 #include "metrics/clock.hpp"
 #include "platform/platform.hpp"
@@ -124,7 +123,7 @@ void Pool::worker(unsigned index) {
     }
     workload_.after_handler(packet, c, t_done, context);
   }
-  std::free(buffer);
+  free_block(buffer);
 }
 
 }  // namespace iocpbench::run

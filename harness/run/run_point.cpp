@@ -281,9 +281,7 @@ nlohmann::json run_to_json(const RunResult& r) {
         {"involuntary", r.process.involuntary},
         {"by_role", by_role},
         {"other", usage_json(other)},
-        {"method",
-         "process: getrusage(RUSAGE_SELF) over the window; roles: each live thread's counters "
-         "(/proc/self/task/<tid>/status) sampled at the window's edges; other = process - roles"}}},
+        {"method", metrics::usage_method()}}},
       {"latency_us", metrics::to_json(r.latency)},
       {"latency_source", r.latency_source},
       {"queue_delay_us", metrics::to_json(r.queue_delay)},
