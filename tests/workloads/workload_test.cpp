@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <numeric>
 #include <string>
@@ -112,32 +114,42 @@ TEST(MetricSense, LifoSignatureWithPoolTwiceConcurrency) {
 }
 
 // Raising b raises voluntary context switches per completion, and the achieved ratio tracks b.
-// The work is long (200 us) so that run-queue delays after a wake-up on a busy machine (which
-// count as blocked time) stay small next to the differences between the ratios.
+// The achieved ratio counts the wait for a CPU after each sleep as blocked time (honestly: the
+// handler was not computing), and on a shared 2-CPU machine that wait varies from run to run.
+// So the ratios are far apart (0.1 and 0.9 of 200 us work: 22 us against 1.8 ms of sleep), the
+// runs are interleaved three times, and medians are compared.
 TEST(MetricSense, BlockingRaisesSwitchesAndAchievedRatioTracksB) {
   PointSpec spec = spec_for("post", {{"posters", 1}, {"in_flight", 64}});
   spec.work_us = 200;
-  spec.blocking_ratio = 0;
-  const RunResult none = iocpbench::run::run_point(spec, nullptr);
-  spec.blocking_ratio = 0.2;
-  const RunResult some = iocpbench::run::run_point(spec, nullptr);
-  spec.blocking_ratio = 0.8;
-  const RunResult most = iocpbench::run::run_point(spec, nullptr);
-  ASSERT_GT(none.ops, 0u);
-  ASSERT_GT(some.ops, 0u);
-  ASSERT_GT(most.ops, 0u);
   auto voluntary_per_op = [](const RunResult& r) {
     return static_cast<double>(r.process.voluntary) / static_cast<double>(r.ops);
   };
-  EXPECT_GT(voluntary_per_op(some), voluntary_per_op(none));
-  EXPECT_GT(voluntary_per_op(some), 0.5) << "every completion sleeps once";
-  EXPECT_GT(voluntary_per_op(most), 0.5);
-  EXPECT_EQ(none.achieved_blocking_ratio, 0);
-  EXPECT_GT(some.achieved_blocking_ratio, 0.1);
-  EXPECT_LT(some.achieved_blocking_ratio, 0.9);
-  EXPECT_GT(most.achieved_blocking_ratio, 0.6);
-  EXPECT_GT(most.achieved_blocking_ratio, some.achieved_blocking_ratio);
-  EXPECT_GT(some.work_calibration.value("measured_us", 0.0), 0.0);
+  auto median3 = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[1];
+  };
+  std::vector<double> ratio_none, ratio_some, ratio_most, switches_none, switches_some, switches_most;
+  for (int round = 0; round < 3; ++round) {
+    for (const double b : {0.0, 0.1, 0.9}) {
+      spec.blocking_ratio = b;
+      const RunResult r = iocpbench::run::run_point(spec, nullptr);
+      ASSERT_GT(r.ops, 0u);
+      if (round == 0 && b == 0.1) {
+        EXPECT_GT(r.work_calibration.value("measured_us", 0.0), 0.0);
+      }
+      auto& ratios = b == 0.0 ? ratio_none : b == 0.1 ? ratio_some : ratio_most;
+      auto& switches = b == 0.0 ? switches_none : b == 0.1 ? switches_some : switches_most;
+      ratios.push_back(r.achieved_blocking_ratio);
+      switches.push_back(voluntary_per_op(r));
+    }
+  }
+  EXPECT_GT(median3(switches_some), median3(switches_none));
+  EXPECT_GT(median3(switches_some), 0.5) << "every completion sleeps once";
+  EXPECT_GT(median3(switches_most), 0.5);
+  EXPECT_EQ(median3(ratio_none), 0);
+  EXPECT_GT(median3(ratio_some), 0.05);
+  EXPECT_GT(median3(ratio_most), 0.6);
+  EXPECT_GT(median3(ratio_most), median3(ratio_some));
 }
 
 TEST(FileWorkload, RandomDirectReadsMoveBlockSizeBytesPerOp) {
