@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,6 +48,8 @@ enum class Backend { emulated, win32, condvar, asio };
 
 std::optional<Backend> parse_backend(std::string_view name);
 std::string_view to_string(Backend backend);
+// Test names and messages show the backend's name (GoogleTest prints parameters with it).
+inline std::ostream& operator<<(std::ostream& out, Backend backend) { return out << to_string(backend); }
 // The backend a user gets without asking: the kernel's IOCP on Windows, the emulated port elsewhere.
 Backend default_backend();
 bool backend_available(Backend backend);
