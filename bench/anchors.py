@@ -303,25 +303,30 @@ def hook_p4_file_vs_fio(program: Path, args, log) -> None:
                   f"--size={mib}M", "--time_based", f"--runtime={seconds:g}",
                   "--ramp_time=0.5"]
         timeout = seconds * 10 + 60
-        pairs = []
+        models = [("shared port (emulated, C=N, pool 2N) / fio", [], 0.8)]
+        if "--dispatch" in text:
+            models.append(("per-thread ports (pool N, C=1 each) / fio",
+                           ["--dispatch", "per-thread", "--pool", "N"], 0.9))
+        # A B (A' ...) per round: fio, then each model, so every model has a fio neighbour.
+        rounds = []
         for i in range(args.pairs):
-            a = iocpbench_ops(program, ours, out, timeout)
             b = fio_iops(theirs, timeout)
-            pairs.append((a, b))
-            log(f"  P4 pair {i + 1}/{args.pairs}: iocpbench {a:.0f} ops/s, fio {b:.0f} IOPS")
-    fio_median = statistics.median(b for _, b in pairs)
-    kept = [(a, b) for a, b in pairs if b >= 0.7 * fio_median]
-    ratios = [a / b for a, b in kept]
-    med = statistics.median(ratios)
-    print(f"P4  {'shared port (emulated, C=N, pool 2N) / fio':44} min {fmt(min(ratios)):>8}  "
-          f"median {fmt(med):>8}  max {fmt(max(ratios)):>8}  n={len(ratios)} "
-          f"(of {len(pairs)}; fio median {fio_median:.0f} IOPS)  target >= 0.8: "
-          f"{'met' if med >= 0.8 else 'NOT met'}")
-    if "per-thread" in text or "--model" in text:
-        print("P4  per-thread-port model / fio: not available yet (the hook's flag for the model "
-              "is not written)")
-    else:
-        not_available("P4", "per-thread-port model / fio", "`iocpbench run` has no dispatch-model flag")
+            ours_ops = [iocpbench_ops(program, ours + extra, out, timeout)
+                        for _, extra, _ in models]
+            rounds.append((b, ours_ops))
+            log(f"  P4 round {i + 1}/{args.pairs}: fio {b:.0f} IOPS, iocpbench "
+                + ", ".join(f"{a:.0f}" for a in ours_ops) + " ops/s")
+    fio_median = statistics.median(b for b, _ in rounds)
+    kept = [(b, ours_ops) for b, ours_ops in rounds if b >= 0.7 * fio_median]
+    for index, (label, _, goal) in enumerate(models):
+        ratios = [ours_ops[index] / b for b, ours_ops in kept]
+        med = statistics.median(ratios)
+        print(f"P4  {label:44} min {fmt(min(ratios)):>8}  "
+              f"median {fmt(med):>8}  max {fmt(max(ratios)):>8}  n={len(ratios)} "
+              f"(of {len(rounds)}; fio median {fio_median:.0f} IOPS)  target >= {goal:g}: "
+              f"{'met' if med >= goal else 'NOT met'}")
+    if len(models) == 1:
+        not_available("P4", "per-thread-port model / fio", "`iocpbench run` has no --dispatch flag")
 
 
 def hook_p5_socket_vs_asio(program: Path, args, log) -> None:
@@ -332,8 +337,48 @@ def hook_p5_socket_vs_asio(program: Path, args, log) -> None:
         not_available("P5", "socket workload vs asio echo",
                       "`iocpbench run --workload socket` missing")
         return
-    not_available("P5", "socket workload vs asio echo",
-                  "no Boost.Asio echo anchor exists yet: bench/ would hold it")
+    echo = args.asio_echo or find_default("bench/asio_echo")
+    if not echo.exists():
+        not_available("P5", "socket workload vs asio echo", f"{echo} is not built")
+        return
+    print("P5  socket workload (64-byte echo over loopback, 16 connections, pool 2N, C=N) vs "
+          "Boost.Asio echo (bench/asio_echo, io_context on N threads): round trips/s")
+    seconds = args.p5_seconds
+    timeout = seconds * 10 + 60
+    with tempfile.TemporaryDirectory(prefix="anchors-") as tmp:
+        out = Path(tmp) / "run.json"
+        ours = ["--workload", "socket", "--connections", "16", "--message-size", "64",
+                "--work-us", "0", "--blocking", "0", "--duration", f"{seconds:g}",
+                "--warmup", "0.5"]
+        pairs = []
+        for i in range(args.pairs):
+            a = iocpbench_ops(program, ours, out, timeout)
+            b = asio_echo_rate(echo, ["--connections", "16", "--message-size", "64",
+                                      "--duration", f"{seconds:g}", "--warmup", "0.5"], timeout)
+            pairs.append((a, b))
+            log(f"  P5 pair {i + 1}/{args.pairs}: iocpbench {a:.0f} round trips/s, "
+                f"asio {b:.0f}")
+    ratios = [a / b for a, b in pairs]
+    med = statistics.median(ratios)
+    print(f"P5  {'socket workload / asio echo':44} min {fmt(min(ratios)):>8}  "
+          f"median {fmt(med):>8}  max {fmt(max(ratios)):>8}  n={len(ratios)}  "
+          f"target >= 1.2: {'met' if med >= 1.2 else 'NOT met'}")
+    print(f"    round trips/s (median): iocpbench {statistics.median(a for a, _ in pairs):.0f}, "
+          f"asio {statistics.median(b for _, b in pairs):.0f}")
+
+
+def asio_echo_rate(echo: Path, argv: list[str], timeout: float) -> float:
+    try:
+        done = subprocess.run([str(echo), *argv], capture_output=True, text=True,
+                              timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise BenchFailed(f"asio_echo: no result within {timeout:.0f} s") from exc
+    if done.returncode != 0:
+        raise BenchFailed(f"asio_echo: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+    try:
+        return float(json.loads(done.stdout)["round_trips_per_s"])
+    except (ValueError, KeyError) as exc:
+        raise BenchFailed("asio_echo: unreadable output") from exc
 
 
 def hook_p6_metrics_overhead(program: Path, args, log) -> None:
@@ -342,11 +387,28 @@ def hook_p6_metrics_overhead(program: Path, args, log) -> None:
     if text is None or "post" not in text:
         not_available("P6", "metrics on vs off", "`iocpbench run --workload post` missing")
         return
-    if "metrics" not in text:
+    if "--no-metrics" not in text:
         not_available("P6", "metrics on vs off", "`iocpbench run` has no flag to turn metrics off")
         return
-    not_available("P6", "metrics on vs off",
-                  "`iocpbench run` exists: the hook's flag mapping is not written yet")
+    print("P6  post workload (streaming, pool 2N, C=N, no work) with metrics on vs --no-metrics: "
+          "throughput ratio on/off (cost = 1 - ratio)")
+    seconds = args.p6_seconds
+    timeout = seconds * 10 + 60
+    with tempfile.TemporaryDirectory(prefix="anchors-") as tmp:
+        out = Path(tmp) / "run.json"
+        base = ["--workload", "post", "--work-us", "0", "--blocking", "0",
+                "--duration", f"{seconds:g}", "--warmup", "0.3"]
+        pairs = []
+        for i in range(args.pairs):
+            on = iocpbench_ops(program, base, out, timeout)
+            off = iocpbench_ops(program, base + ["--no-metrics"], out, timeout)
+            pairs.append((on, off))
+            log(f"  P6 pair {i + 1}/{args.pairs}: on {on:.0f}, off {off:.0f} ops/s")
+    ratios = [on / off for on, off in pairs]
+    med = statistics.median(ratios)
+    print(f"P6  {'metrics on / off (post workload)':44} min {fmt(min(ratios)):>8}  "
+          f"median {fmt(med):>8}  max {fmt(max(ratios)):>8}  n={len(ratios)}  "
+          f"target >= 0.97 (cost < 3%): {'met' if med >= 0.97 else 'NOT met'}")
 
 
 def hook_p7_quick_sweep(program: Path, args, log) -> None:
@@ -357,26 +419,59 @@ def hook_p7_quick_sweep(program: Path, args, log) -> None:
         return
     with tempfile.TemporaryDirectory(prefix="anchors-") as tmp:
         out = Path(tmp) / "quick.json"
-        start = time.monotonic()
         try:
-            done = subprocess.run([str(program), "sweep", "--quick", "--json", str(out)],
-                                  capture_output=True, text=True, timeout=600, check=False)
+            seconds, rss_many, rc, err = timed_child(
+                [str(program), "sweep", "--quick", "--json", str(out)], 600)
         except subprocess.TimeoutExpired:
             print("P7  quick sweep wall time: over 600 s (killed)  target < 60 s: NOT met")
             return
+        if rc != 0:
+            print(f"P7  quick sweep: exit {rc}: {err.strip()[-200:]}")
+            return
+        many = len(json.loads(out.read_text())["points"])
+        print(f"P7  {'quick sweep wall time (s), one run':44} {seconds:.1f}  target < 60: "
+              f"{'met' if seconds < 60 else 'NOT met'}  ({many} points)")
+        # Memory per point: the same quick settings with one point per workload.
+        few_out = Path(tmp) / "few.json"
+        _, rss_few, rc, err = timed_child(
+            [str(program), "sweep", "--quick", "--concurrency", "N", "--pool", "2N+2",
+             "--blocking", "0.5", "--json", str(few_out)], 600)
+        if rc != 0:
+            print(f"P7  small sweep: exit {rc}: {err.strip()[-200:]}")
+            return
+        few = len(json.loads(few_out.read_text())["points"])
+    per_point = (rss_many - rss_few) / max(1, many - few)
+    print(f"P7  {'max RSS (MiB): ' + f'{few} points vs {many} points':44} "
+          f"{rss_few / 1024:.1f} vs {rss_many / 1024:.1f}: {per_point:+.0f} KiB per extra point  "
+          f"target constant: {'met' if per_point < 64 else 'NOT met'} (< 64 KiB per point)")
+
+
+def timed_child(cmd: list[str], timeout: float) -> tuple[float, int, int, str]:
+    """Runs cmd; returns (wall seconds, its own max RSS in KiB (wait4), exit status, stderr)."""
+    start = time.monotonic()
+    with tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = start + timeout
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid != 0:
+                break
+            if time.monotonic() > deadline:
+                child.kill()
+                os.wait4(child.pid, 0)
+                raise subprocess.TimeoutExpired(cmd, timeout)
+            time.sleep(0.05)
         seconds = time.monotonic() - start
-    if done.returncode != 0:
-        print(f"P7  quick sweep: exit {done.returncode}: {done.stderr.strip()[-200:]}")
-        return
-    print(f"P7  {'quick sweep wall time (s), one run':44} {seconds:.1f}  target < 60: "
-          f"{'met' if seconds < 60 else 'NOT met'}")
+        child.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        return seconds, usage.ru_maxrss, child.returncode, err.read().decode(errors="replace")
 
 
 # ---------------------------------------------------------------------------------------------
 
 
 def find_default(relative: str) -> Path:
-    for build in ("build/release", "build/h4"):
+    for build in ("build/release", "build/h6", "build/h4"):
         candidate = ROOT / build / relative
         if candidate.exists():
             return candidate
@@ -402,6 +497,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--p4-seconds", type=float, default=3.0,
                         help="P4: measured seconds of each run")
     parser.add_argument("--p4-file-mib", type=int, default=256, help="P4: test file size, MiB")
+    parser.add_argument("--p5-seconds", type=float, default=2.0,
+                        help="P5: measured seconds of each run")
+    parser.add_argument("--p6-seconds", type=float, default=1.0,
+                        help="P6: measured seconds of each run")
+    parser.add_argument("--asio-echo", type=Path, default=None,
+                        help="P5: the asio_echo binary (default build/release/bench/asio_echo)")
     args = parser.parse_args(argv)
 
     if args.pairs < 5:

@@ -1,11 +1,16 @@
 // The file workload on Linux: `outstanding` reads/writes of one block each, kept in flight
 // through the io_uring completion source; each completion is a port packet, and the worker that
 // handled it submits the next I/O of that slot (as soon as its completion is seen).
+// Per-thread dispatch (DiskSpd's model): slot i belongs to worker i mod S, and each worker has
+// its own ring with no completion thread: the worker itself submits and reaps it, posting each
+// completion into its own port and taking it from there (Pool: remove with timeout 0, pump
+// when the port is empty), so a slot's I/O never leaves the thread that issued it.
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -64,11 +69,19 @@ class FileWorkload final : public Workload {
       op.key = i;
       op.index = i;
     }
-    io::SourceOptions options;
-    options.port = env.port;
-    options.max_ops = params_.outstanding;
-    options.roles = env.roles;
-    source_ = io::make_completion_source(options);
+    const std::size_t rings =
+        env.worker_ports.empty()
+            ? 1
+            : std::min<std::size_t>(env.worker_ports.size(), params_.outstanding);
+    for (std::size_t r = 0; r < rings; ++r) {
+      io::SourceOptions options;
+      options.port = env.worker_ports.empty() ? env.port : env.worker_ports[r];
+      options.max_ops =
+          static_cast<unsigned>((params_.outstanding + rings - 1) / rings);  // slots r, r+R, ..
+      options.roles = env.roles;
+      options.own_thread = env.worker_ports.empty();
+      sources_.push_back(io::make_completion_source(options));
+    }
   }
 
   void start() override {
@@ -79,7 +92,7 @@ class FileWorkload final : public Workload {
     for (auto& op : slots_) {
       prepare(op, context);
       op.t_submit_ns = now;
-      source_->submit(op);
+      source_for(op).submit(op);
     }
   }
 
@@ -109,7 +122,7 @@ class FileWorkload final : public Workload {
     }
     prepare(*op, worker);
     op->t_submit_ns = t_done_ns;  // resubmitted right now: no extra clock read
-    source_->submit(*op);
+    source_for(*op).submit(*op);
   }
 
   bool drain(std::chrono::steady_clock::time_point deadline) override {
@@ -121,10 +134,11 @@ class FileWorkload final : public Workload {
   }
 
   void close() override {
-    if (source_) {
-      source_stats_ = source_->stats();
-      source_description_ = source_->describe();
-      source_.reset();  // stops the completion thread; cancels anything left in flight
+    if (!sources_.empty()) {
+      source_stats_ = sum_stats();
+      source_rings_ = sources_.size();
+      source_description_ = describe();
+      sources_.clear();  // stops the completion threads; cancels anything left in flight
     }
     if (fd_ >= 0) {
       ::close(fd_);
@@ -137,7 +151,7 @@ class FileWorkload final : public Workload {
   }
 
   nlohmann::json stats(double) const override {
-    const io::SourceStats s = source_ ? source_->stats() : source_stats_;
+    const io::SourceStats s = sources_.empty() ? source_stats_ : sum_stats();
     return {{"file", path_},
             {"file_bytes", blocks_ * params_.block_size},
             {"file_created", created_},
@@ -146,7 +160,8 @@ class FileWorkload final : public Workload {
             {"io_errors", io_errors_.load()},
             {"short_transfers", short_transfers_.load()},
             {"completion_source",
-             {{"design", source_ ? source_->describe() : source_description_},
+             {{"design", sources_.empty() ? source_description_ : describe()},
+              {"rings", sources_.empty() ? source_rings_ : sources_.size()},
               {"completions", s.completions},
               {"posted", s.posted},
               {"io_uring_enter_calls", s.enters},
@@ -157,12 +172,48 @@ class FileWorkload final : public Workload {
               {"dropped_at_stop", s.dropped_at_stop}}}};
   }
 
+  bool pumps(unsigned worker) const override {
+    return !env_.worker_ports.empty() && worker < sources_.size();
+  }
+  int pump(unsigned worker, unsigned wait_us) override {
+    return worker < sources_.size() ? sources_[worker]->pump(wait_us) : -1;
+  }
+
   std::uint64_t errors() const override {
-    const io::SourceStats s = source_ ? source_->stats() : source_stats_;
+    const io::SourceStats s = sources_.empty() ? source_stats_ : sum_stats();
     return s.post_failures;
   }
 
  private:
+  io::CompletionSource& source_for(const io::IoOp& op) {
+    return *sources_[op.index % sources_.size()];
+  }
+
+  io::SourceStats sum_stats() const {
+    io::SourceStats sum;
+    for (const auto& source : sources_) {
+      const io::SourceStats s = source->stats();
+      sum.completions += s.completions;
+      sum.posted += s.posted;
+      sum.enters += s.enters;
+      sum.parks += s.parks;
+      sum.doorbells += s.doorbells;
+      sum.max_batch = std::max(sum.max_batch, s.max_batch);
+      sum.post_failures += s.post_failures;
+      sum.dropped_at_stop += s.dropped_at_stop;
+    }
+    return sum;
+  }
+
+  std::string describe() const {
+    std::string text = sources_.front()->describe();
+    if (!env_.worker_ports.empty()) {
+      text = "per-thread ports: one ring per worker (slot i -> worker i mod S), submitted and "
+             "reaped by that worker itself into its own port; " + text;
+    }
+    return text;
+  }
+
   void prepare(io::IoOp& op, WorkerContext& rng) {
     std::uint64_t block;
     if (params_.pattern == FilePattern::random) {
@@ -211,7 +262,8 @@ class FileWorkload final : public Workload {
   int fd_ = -1;
   std::vector<io::IoOp> slots_;
   std::vector<void*> buffers_;
-  std::unique_ptr<io::CompletionSource> source_;
+  std::vector<std::unique_ptr<io::CompletionSource>> sources_;
+  std::size_t source_rings_ = 0;
   io::SourceStats source_stats_;
   std::string source_description_;
   std::atomic<std::uint64_t> outstanding_{0};

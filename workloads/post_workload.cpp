@@ -46,7 +46,7 @@ class PostWorkload final : public Workload {
     if (params_.posters == 0) {
       closed_outstanding_.store(params_.in_flight);
       for (unsigned i = 0; i < params_.in_flight; ++i) {
-        post_one(kClosedLoopKey, metrics::now_ns(), closed_post_failures_);
+        post_one(kClosedLoopKey, stamp(), closed_post_failures_, port_for(i));
       }
       closed_posted_.fetch_add(params_.in_flight);
       return;
@@ -64,11 +64,13 @@ class PostWorkload final : public Workload {
   }
 
   void after_handler(const port::Packet& packet, const Completion&, std::uint64_t t_done_ns,
-                     WorkerContext&) override {
+                     WorkerContext& worker) override {
     if (packet.key == kClosedLoopKey) {
       if (env_.phase->load(std::memory_order_relaxed) != kStopping) {
-        // The re-post's insert time is the handler's end: no extra clock read.
-        if (post_one(kClosedLoopKey, t_done_ns, closed_post_failures_)) {
+        // The re-post's insert time is the handler's end: no extra clock read. Per-thread
+        // ports: back to the worker's own port (DiskSpd: the issuing thread reaps).
+        if (post_one(kClosedLoopKey, t_done_ns, closed_post_failures_,
+                     port_for(worker.index))) {
           closed_posted_.fetch_add(1, std::memory_order_relaxed);
           return;
         }
@@ -123,25 +125,34 @@ class PostWorkload final : public Workload {
   }
 
  private:
+  // The shared port, or per-thread port i (mod the pool).
+  port::CompletionPort* port_for(std::size_t i) const {
+    return env_.worker_ports.empty() ? env_.port
+                                     : env_.worker_ports[i % env_.worker_ports.size()];
+  }
+  std::uint64_t stamp() const { return env_.metrics ? metrics::now_ns() : 0; }
+
   template <typename Counter>
-  bool post_one(std::uintptr_t key, std::uint64_t t_insert, Counter& failures) {
+  bool post_one(std::uintptr_t key, std::uint64_t t_insert, Counter& failures,
+                port::CompletionPort* port) {
     port::Packet packet;
     packet.key = key;
     packet.context = reinterpret_cast<void*>(static_cast<std::uintptr_t>(t_insert));
-    if (env_.port->post(packet)) return true;
+    if (port->post(packet)) return true;
     ++failures;
     return false;
   }
 
   void poster_loop(Poster& self, std::size_t index) {
     env_.roles->enrol(metrics::Role::load_generator);
+    std::size_t next_port = index;  // per-thread ports: round-robin, posters staggered
     while (env_.phase->load(std::memory_order_acquire) != kStopping) {
       const std::uint64_t outstanding = self.outstanding.load(std::memory_order_relaxed);
       if (outstanding < bound_) {
         const std::uint64_t n = bound_ - outstanding;
         self.outstanding.fetch_add(n, std::memory_order_relaxed);
         for (std::uint64_t i = 0; i < n; ++i) {
-          if (post_one(index, metrics::now_ns(), self.post_failures)) {
+          if (post_one(index, stamp(), self.post_failures, port_for(next_port++))) {
             ++self.posted;
           } else {
             self.outstanding.fetch_sub(1);

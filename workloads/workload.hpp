@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,10 @@ struct RunEnv {
   metrics::RoleRegistry* roles = nullptr;
   const std::atomic<int>* phase = nullptr;
   unsigned pool_size = 0;
+  // Per-thread dispatch: worker i's own port (size = pool_size); empty for a shared port. Each
+  // worker's I/O completes into its own port.
+  std::vector<port::CompletionPort*> worker_ports;
+  bool metrics = true;  // false: no clock reads for latency (the pool records nothing)
 };
 
 // Per pool thread, handed to every call a worker makes.
@@ -80,6 +85,12 @@ class Workload {
   // Where the workload measures end-to-end latency itself (the socket load generator's round
   // trips), that histogram (valid after close()); else nullptr.
   virtual const metrics::Histogram* own_latency() const { return nullptr; }
+  // Per-thread dispatch where the worker reaps its own I/O (no completion thread): whether
+  // worker `index` has a ring to pump, and pump it: submit what it queued, reap (waiting up to
+  // wait_us for a first completion) and post into its own port. pump returns the packets
+  // posted, or -1 when nothing is in flight.
+  virtual bool pumps(unsigned /*worker*/) const { return false; }
+  virtual int pump(unsigned /*worker*/, unsigned /*wait_us*/) { return -1; }
   // Packets posted into the port in total (the post workload's accounting), if it posts.
   virtual std::uint64_t packets_posted() const { return 0; }
 };

@@ -76,6 +76,8 @@ CommandBody add_run_command(CLI::App& app) {
     std::string warmup = "0.5";
     std::string repetitions = "1";
     std::string json;
+    std::string dispatch = "shared";
+    bool no_metrics = false;
     workloads::WorkloadFlags flags;
   };
   auto o = std::make_shared<Options>();
@@ -102,6 +104,13 @@ CommandBody add_run_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--repetitions", o->repetitions, "runs of the point")->capture_default_str();
   command->add_option("--json", o->json, "write the results file here");
+  command
+      ->add_option("--dispatch", o->dispatch,
+                   "shared (one port for the pool) or per-thread (each worker its own port with "
+                   "concurrency 1, DiskSpd's model; --concurrency does not apply)")
+      ->capture_default_str();
+  command->add_flag("--no-metrics", o->no_metrics,
+                    "no per-completion clock reads or latency histograms (to measure their cost)");
   workloads::add_workload_flags(*command, o->flags);
 
   return [o]() {
@@ -119,6 +128,12 @@ CommandBody add_run_command(CLI::App& app) {
     spec.work_us = parse_number(o->work_us, "--work-us");
     spec.duration_s = parse_number(o->duration, "--duration");
     spec.warmup_s = parse_number(o->warmup, "--warmup");
+    spec.dispatch = o->dispatch;
+    spec.metrics = !o->no_metrics;
+    if (spec.dispatch == "per-thread") {
+      spec.concurrency = sweep::CountSpec{"1", 0, 1};
+      spec.concurrency_value = 1;
+    }
     const double reps = parse_number(o->repetitions, "--repetitions");
     if (reps < 1 || reps > 1000 || reps != std::floor(reps)) {
       throw BadInput{"--repetitions", "must be an integer from 1 to 1000"};

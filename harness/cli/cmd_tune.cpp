@@ -96,6 +96,7 @@ CommandBody add_tune_command(CLI::App& app) {
     if (flags.workload.empty()) throw BadInput{"--workload", "required: post, file or socket"};
     if (grid.workloads.size() != 1) throw BadInput{"--workload", "tune takes one workload"};
     if (grid.ports.size() != 1) throw BadInput{"--port", "tune takes one port backend"};
+    if (grid.dispatch.size() != 1) throw BadInput{"--dispatch", "tune takes one dispatch model"};
     if (flags.blocking.empty()) throw BadInput{"--blocking", "required: the blocking ratio in [0,1)"};
     if (grid.blocking.size() != 1) throw BadInput{"--blocking", "tune takes one blocking ratio"};
     const double threshold = parse_number_flag(options->threshold, "--threshold");
@@ -161,7 +162,7 @@ CommandBody add_tune_command(CLI::App& app) {
       }
       for (const int dc : {-1, 1}) {
         const long c = static_cast<long>(best.concurrency_value) + dc;
-        if (c < 1) continue;
+        if (c < 1 || base.dispatch == "per-thread") continue;  // per-thread: always 1 per port
         run::PointSpec spec = base;
         spec.concurrency = spec_of(std::to_string(c).c_str());
         spec.concurrency_value = static_cast<unsigned>(c);

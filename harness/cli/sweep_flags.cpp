@@ -21,6 +21,7 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
   };
   add("--workload", f.workload, for_tune ? "post | file | socket" : "workloads, comma-separated: post,file,socket (default all three)");
   add("--port", f.port, "port backends, comma-separated: emulated, win32, condvar, asio (default: win32 on Windows, emulated elsewhere)");
+  add("--dispatch", f.dispatch, for_tune ? "shared (one port) or per-thread (each worker its own port, concurrency 1) (default shared)" : "dispatch models, comma-separated: shared (one port), per-thread (each worker its own port, concurrency 1) (default shared)");
   if (!for_tune) {
     add("--concurrency", f.concurrency, "concurrency values (default 0,N,2N; 0 = port default)");
     add("--pool", f.pool, "pool sizes (default N,2N,2N+2)");
@@ -75,6 +76,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick) {
   }
   if (!f.workload.empty()) grid.workloads = sweep::parse_workload_list(f.workload, "--workload");
   if (!f.port.empty()) grid.ports = sweep::parse_port_list(f.port, "--port");
+  if (!f.dispatch.empty()) grid.dispatch = sweep::parse_dispatch_list(f.dispatch, "--dispatch");
   if (!f.concurrency.empty()) grid.concurrency = sweep::parse_count_list(f.concurrency, true, "--concurrency");
   if (!f.pool.empty()) grid.pool = sweep::parse_count_list(f.pool, false, "--pool");
   if (!f.blocking.empty()) grid.blocking = sweep::parse_ratio_list(f.blocking, "--blocking");

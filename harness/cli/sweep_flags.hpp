@@ -13,7 +13,7 @@ namespace iocpbench::cli {
 
 struct SweepFlags {
   std::string workload, port, concurrency, pool, blocking, blocking_kind, work_us, duration,
-      warmup, repetitions, seed, json, grid_file, target_ci, max_repetitions;
+      warmup, repetitions, seed, json, grid_file, target_ci, max_repetitions, dispatch;
   workloads::WorkloadFlags workload_flags;
   std::vector<CLI::Option*> grid_options;  // to tell whether any was given
 

@@ -55,6 +55,11 @@ struct SourceOptions {
   // Ring set-up: try SINGLE_ISSUER + DEFER_TASKRUN (one thread owns the ring) before plain
   // COOP_TASKRUN; the first set the kernel accepts is used and recorded.
   bool defer_taskrun = true;
+  // false: no completion thread. The owner thread calls pump(), which submits the queued
+  // operations, reaps and posts (the per-thread-port model's "the worker reaps its own ring":
+  // no thread hop between the ring and the port). The ring is then set up without
+  // SINGLE_ISSUER (it is created on one thread and used from another).
+  bool own_thread = true;
 };
 
 struct SourceStats {
@@ -73,6 +78,11 @@ class CompletionSource {
   virtual ~CompletionSource() = default;
   // From any thread.
   virtual void submit(IoOp& op) = 0;
+  // Only without a completion thread (own_thread false), from the one owner thread: submits
+  // what is queued, reaps what is ready (waiting up to `wait_us` for a first completion when
+  // operations are in flight) and posts it. Returns the packets posted, or -1 at once when
+  // nothing is in flight.
+  virtual int pump(unsigned /*wait_us*/) { return -1; }
   // Stops the completion thread: operations still in flight are cancelled and their
   // completions dropped (bounded wait). Idempotent; the destructor calls it.
   virtual void stop() = 0;

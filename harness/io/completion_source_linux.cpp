@@ -34,6 +34,11 @@ class UringSource final : public CompletionSource {
     if (options_.port == nullptr) throw std::invalid_argument("completion source needs a port");
     pending_.reserve(options_.max_ops + 16);
     taken_.reserve(options_.max_ops + 16);
+    if (!options_.own_thread) {  // threadless: the owner pumps; no doorbell, no thread
+      if (std::string problem = init_ring(); !problem.empty()) throw std::runtime_error(problem);
+      description_ = "io_uring reaped by its owner thread (no completion thread); " + description_;
+      return;
+    }
     doorbell_fd_ = ::eventfd(0, EFD_CLOEXEC);
     if (doorbell_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
     // The ring is created on the completion thread: with SINGLE_ISSUER the creator is the
@@ -51,7 +56,28 @@ class UringSource final : public CompletionSource {
 
   ~UringSource() override {
     stop();
-    ::close(doorbell_fd_);
+    if (doorbell_fd_ >= 0) ::close(doorbell_fd_);
+  }
+
+  int pump(unsigned wait_us) override {
+    if (options_.own_thread || stopped_) return -1;
+    take_pending();
+    if (in_flight_ == 0) return -1;
+    const std::uint64_t before = posted_.load(std::memory_order_relaxed);
+    int rc = 0;
+    if (io_uring_cq_ready(&ring_) > 0 || wait_us == 0) {
+      rc = io_uring_submit(&ring_);  // completions already there: no wait
+    } else {
+      __kernel_timespec ts{0, static_cast<long long>(wait_us) * 1000};
+      io_uring_cqe* cqe = nullptr;
+      rc = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+      bump(parks_);
+    }
+    bump(enters_);
+    (void)rc;  // -ETIME / -EINTR: nothing ready yet; a broken ring shows as no progress
+    const unsigned n = reap(false);
+    if (n > max_batch_.load(std::memory_order_relaxed)) max_batch_.store(n, std::memory_order_relaxed);
+    return static_cast<int>(posted_.load(std::memory_order_relaxed) - before);
   }
 
   void submit(IoOp& op) override {
@@ -59,6 +85,7 @@ class UringSource final : public CompletionSource {
       std::lock_guard lock(mutex_);
       pending_.push_back(&op);
     }
+    if (!options_.own_thread) return;  // the owner's next pump() submits it
     if (parked_.load(std::memory_order_seq_cst) && parked_.exchange(false)) {
       doorbells_.fetch_add(1, std::memory_order_relaxed);
       ring_doorbell();
@@ -66,6 +93,11 @@ class UringSource final : public CompletionSource {
   }
 
   void stop() override {
+    if (!options_.own_thread) {
+      if (!stopped_) shutdown_ring();
+      stopped_ = true;
+      return;
+    }
     if (!thread_.joinable()) return;
     stop_.store(true, std::memory_order_seq_cst);
     ring_doorbell();
@@ -115,13 +147,16 @@ class UringSource final : public CompletionSource {
     int rc = -EINVAL;
     for (const auto& attempt : attempts) {
       if (!options_.defer_taskrun && (attempt.flags & IORING_SETUP_DEFER_TASKRUN)) continue;
+      if (!options_.own_thread && (attempt.flags & IORING_SETUP_SINGLE_ISSUER)) continue;
       io_uring_params params{};
       params.flags = attempt.flags;
       params.cq_entries = entries * 2;
       params.flags |= IORING_SETUP_CQSIZE;
       rc = io_uring_queue_init_params(entries, &ring_, &params);
       if (rc == 0) {
-        description_ = std::string("io_uring, completion thread is the only submitter; setup ") +
+        description_ = std::string(options_.own_thread
+                                       ? "io_uring, completion thread is the only submitter; setup "
+                                       : "setup ") +
                        attempt.name + "; " + std::to_string(entries) + " entries";
         return {};
       }
@@ -203,7 +238,9 @@ class UringSource final : public CompletionSource {
       const std::uint64_t tag = io_uring_cqe_get_data64(cqe);
       if (tag == kDoorbellTag) {
         doorbell_armed_ = false;
-        if (!stop_.load(std::memory_order_relaxed) && !dropping) arm_doorbell();
+        if (!stop_.load(std::memory_order_relaxed) && !dropping && options_.own_thread) {
+          arm_doorbell();
+        }
         continue;
       }
       if (tag == kCancelTag) continue;
@@ -316,6 +353,7 @@ class UringSource final : public CompletionSource {
   int doorbell_fd_ = -1;
   std::uint64_t doorbell_value_ = 0;
   bool doorbell_armed_ = false;
+  bool stopped_ = false;  // threadless: the ring is gone
   std::size_t in_flight_ = 0;
 
   std::mutex mutex_;

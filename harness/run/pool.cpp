@@ -12,9 +12,10 @@ namespace iocpbench::run {
 using workloads::kMeasuring;
 using workloads::kStopKey;
 
-Pool::Pool(port::CompletionPort& port, workloads::Workload& workload, const HandlerSpec& handler,
-           unsigned threads, metrics::RoleRegistry& roles, const std::atomic<int>& phase)
-    : port_(port),
+Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& workload,
+           const HandlerSpec& handler, unsigned threads, metrics::RoleRegistry& roles,
+           const std::atomic<int>& phase)
+    : ports_(std::move(ports)),
       workload_(workload),
       handler_(handler),
       work_(handler.work_us),
@@ -39,7 +40,8 @@ void Pool::stop() {
   for (std::size_t i = 0; i < threads_.size(); ++i) {
     port::Packet stop;
     stop.key = kStopKey;
-    port_.post(stop);  // false only if the port is closed, and then every remove fails
+    // false only if the port is closed, and then every remove fails
+    ports_[ports_.size() == 1 ? 0 : i]->post(stop);
   }
   for (auto& thread : threads_) thread.join();
 }
@@ -75,9 +77,23 @@ void Pool::worker(unsigned index) {
   if (blocks && handler_.kind == BlockingKind::io) buffer = aligned_block(handler_.io_block);
   enrolled_.fetch_add(1, std::memory_order_release);
 
+  port::CompletionPort& port = *ports_[ports_.size() == 1 ? 0 : index];
+  const bool timed = handler_.metrics;
+  // Per-thread ports where the worker reaps its own ring: take what its port holds, and when
+  // it is empty pump the ring (which posts into this port), so no other thread is involved.
+  const bool pumps = ports_.size() > 1 && workload_.pumps(index);
   for (;;) {
     port::Packet packet;
-    const port::RemoveStatus status = port_.remove(packet, port::kInfinite);
+    port::RemoveStatus status = port.remove(packet, pumps ? port::Timeout{0} : port::kInfinite);
+    if (pumps && status == port::RemoveStatus::timeout) {
+      const int posted = workload_.pump(index, 2000);
+      if (posted > 0) continue;
+      if (posted < 0) {
+        // Nothing in flight (start-up, drain): wait on the port for a stop packet, briefly.
+        status = port.remove(packet, port::Timeout{1});
+      }
+      if (status == port::RemoveStatus::timeout) continue;
+    }
     if (status != port::RemoveStatus::ok && status != port::RemoveStatus::io_failed) {
       ++stats.remove_failures;  // the port was closed under us: nothing more will come
       break;
@@ -86,7 +102,9 @@ void Pool::worker(unsigned index) {
       ++stats.stop_packets;
       break;  // never remove again: each thread takes exactly one stop packet
     }
-    const std::uint64_t t_remove = metrics::now_ns();
+    // Clock reads per completion: at most two (remove, handler end), none with metrics off
+    // and no handler work.
+    const std::uint64_t t_remove = timed || works ? metrics::now_ns() : 0;
     const bool measuring = phase_.load(std::memory_order_relaxed) == kMeasuring;
     ++stats.packets_total;
     const workloads::Completion c = workload_.on_packet(packet, context);
@@ -114,11 +132,12 @@ void Pool::worker(unsigned index) {
       if (c.counted && !c.error) {
         ++stats.completions;
         stats.bytes += c.bytes;
-        if (c.t_insert_ns != 0 && t_remove >= c.t_insert_ns) {
+        if (timed && c.t_insert_ns != 0 && t_remove >= c.t_insert_ns) {
           stats.queue_delay.record(t_remove - c.t_insert_ns);
         }
-        if (c.t_start_ns != 0 && t_done >= c.t_start_ns)
+        if (timed && c.t_start_ns != 0 && t_done >= c.t_start_ns) {
           stats.latency.record(t_done - c.t_start_ns);
+        }
       }
     }
     workload_.after_handler(packet, c, t_done, context);

@@ -33,6 +33,8 @@ struct HandlerSpec {
   int io_fd = -1;
   std::uint64_t io_file_bytes = 0;
   std::uint32_t io_block = 4096;
+  // false: no per-completion clock reads (unless the handler works) and no histograms.
+  bool metrics = true;
 
   double block_us() const {
     return blocking_ratio <= 0 ? 0 : work_us * blocking_ratio / (1 - blocking_ratio);
@@ -57,8 +59,11 @@ struct alignas(64) WorkerStats {
 
 class Pool {
  public:
-  Pool(port::CompletionPort& port, workloads::Workload& workload, const HandlerSpec& handler,
-       unsigned threads, metrics::RoleRegistry& roles, const std::atomic<int>& phase);
+  // `ports`: one port shared by the pool, or one per thread (the per-thread-port model: worker
+  // i only ever removes from ports[i], and takes its stop packet there).
+  Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& workload,
+       const HandlerSpec& handler, unsigned threads, metrics::RoleRegistry& roles,
+       const std::atomic<int>& phase);
   ~Pool();
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
@@ -75,7 +80,7 @@ class Pool {
   void worker(unsigned index);
   void block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer);
 
-  port::CompletionPort& port_;
+  std::vector<port::CompletionPort*> ports_;
   workloads::Workload& workload_;
   HandlerSpec handler_;
   CpuWork work_;

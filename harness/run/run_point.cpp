@@ -76,6 +76,13 @@ void validate_point(const PointSpec& spec) {
     throw BadInput{"--duration", "must be a positive number of seconds"};
   }
   if (spec.duration_s > 86400) throw BadInput{"--duration", "longer than a day"};
+  if (spec.dispatch != "shared" && spec.dispatch != "per-thread") {
+    throw BadInput{"--dispatch", "'" + spec.dispatch + "' is not shared or per-thread"};
+  }
+  if (spec.dispatch == "per-thread" && spec.workload == "socket") {
+    throw BadInput{"--dispatch", "per-thread is implemented for the post and file workloads, "
+                                 "not yet for socket"};
+  }
   if (!std::isfinite(spec.warmup_s) || spec.warmup_s < 0 || spec.warmup_s > 3600) {
     throw BadInput{"--warmup", "must be between 0 and 3600 seconds"};
   }
@@ -95,6 +102,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   handler.work_us = spec.work_us;
   handler.blocking_ratio = spec.blocking_ratio;
   handler.kind = spec.blocking_kind == "io" ? BlockingKind::io : BlockingKind::sleep;
+  handler.metrics = spec.metrics;
   FileCloser blocking_file;
   if (handler.kind == BlockingKind::io && handler.block_us() > 0) {
     const auto data = workloads::ensure_data_file(workloads::default_data_file(kBlockingFileMib),
@@ -118,15 +126,39 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   result.work_calibration["block_us_target"] = handler.block_us();
   result.work_calibration["blocking_kind"] = spec.blocking_kind;
 
-  std::unique_ptr<port::CompletionPort> port =
-      port::make_port(spec.port, {.concurrency = spec.concurrency_value});
-  if (!port) throw BadInput{"--port", "backend not available"};
+  // The per-thread-port model: one port per worker, concurrency 1 each; `port` is the first.
+  const bool per_thread_ports = spec.dispatch == "per-thread";
+  std::vector<std::unique_ptr<port::CompletionPort>> owned_ports;
+  std::vector<port::CompletionPort*> ports;
+  for (unsigned i = 0; i < (per_thread_ports ? spec.pool_value : 1u); ++i) {
+    owned_ports.push_back(port::make_port(
+        spec.port, {.concurrency = per_thread_ports ? 1u : spec.concurrency_value}));
+    if (!owned_ports.back()) throw BadInput{"--port", "backend not available"};
+    ports.push_back(owned_ports.back().get());
+  }
+  std::unique_ptr<port::CompletionPort>& port = owned_ports.front();
   result.effective_concurrency = port->concurrency();
+  // Summed over the ports (per port: max_active, at most 1 per port outside the resume
+  // window, and max_depth, the worst port's, are maxima).
+  auto all_counters = [&ports] {
+    port::PortCounters sum = ports.front()->counters();
+    for (std::size_t i = 1; i < ports.size(); ++i) {
+      const port::PortCounters c = ports[i]->counters();
+      sum.handoffs += c.handoffs;
+      sum.queued += c.queued;
+      sum.over_limit_ns += c.over_limit_ns;
+      sum.max_active = std::max(sum.max_active, c.max_active);
+      sum.max_depth = std::max(sum.max_depth, c.max_depth);
+    }
+    return sum;
+  };
 
   metrics::RoleRegistry roles;
   std::atomic<int> phase{workloads::kWarmup};
   std::unique_ptr<workloads::Workload> workload = workloads::make_workload(params);
-  workloads::RunEnv env{port.get(), &roles, &phase, spec.pool_value};
+  workloads::RunEnv env{port.get(), &roles, &phase, spec.pool_value,
+                        per_thread_ports ? ports : std::vector<port::CompletionPort*>{},
+                        spec.metrics};
   workload->open(env);
 
   metrics::Usage u0, u1;
@@ -134,7 +166,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   port::PortCounters c0, c1;
   std::uint64_t t0 = 0, t1 = 0;
   {
-    Pool pool(*port, *workload, handler, spec.pool_value, roles, phase);
+    Pool pool(ports, *workload, handler, spec.pool_value, roles, phase);
     PhaseGuard guard{phase};
     pool.start();
     workload->start();
@@ -144,7 +176,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
     t0 = metrics::now_ns();
     u0 = metrics::process_usage();
     r0 = roles.sample();
-    c0 = port->counters();
+    c0 = all_counters();
     if (complete) {
       complete = sleep_until(Clock::now() + seconds(spec.duration_s), stop_requested);
     }
@@ -152,12 +184,12 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
     t1 = metrics::now_ns();
     u1 = metrics::process_usage();
     r1 = roles.sample();
-    c1 = port->counters();
+    c1 = all_counters();
     result.interrupted = !complete;
 
     result.drained = workload->drain(Clock::now() + std::chrono::seconds(5));
     pool.stop();
-    result.left_in_port = port->depth().value_or(0);
+    for (auto* p : ports) result.left_in_port += p->depth().value_or(0);
 
     // Everything the workers measured.
     metrics::Histogram latency, queue_delay;
@@ -181,7 +213,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
       per_thread.push_back(w.completions);
     }
     workload->close();
-    port->close();
+    for (auto* p : ports) p->close();
 
     result.seconds = static_cast<double>(t1 - t0) / 1e9;
     if (const metrics::Histogram* own = workload->own_latency()) {
@@ -357,6 +389,8 @@ nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>
   return {{"workload", spec.workload},
           {"workload_params", workloads::to_json(params)},
           {"port", std::string(port::to_string(spec.port))},
+          {"dispatch", spec.dispatch},
+          {"metrics", spec.metrics},
           {"concurrency", {{"spec", spec.concurrency.text}, {"value", spec.concurrency_value}}},
           {"pool", {{"spec", spec.pool.text}, {"value", spec.pool_value}}},
           {"blocking", {{"ratio", spec.blocking_ratio}, {"kind", spec.blocking_kind}}},

@@ -34,6 +34,11 @@ struct PointSpec {
   double work_us = 0;
   double duration_s = 5;
   double warmup_s = 0.5;
+  // shared: one port for the pool. per-thread: DiskSpd's model, each worker its own port with
+  // concurrency 1 (the concurrency axis does not apply; its spec is recorded as "1").
+  std::string dispatch = "shared";
+  // false: no per-completion clock reads or histograms (P6: what the metrics cost).
+  bool metrics = true;
 };
 
 struct PortCounterDelta {

@@ -1,5 +1,6 @@
 #include "sweep/grid.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -117,11 +118,28 @@ std::vector<port::Backend> parse_port_list(const std::string& text, const std::s
   return out;
 }
 
+std::vector<std::string> parse_dispatch_list(const std::string& text, const std::string& flag) {
+  std::vector<std::string> out;
+  for (const auto& raw : split(text)) {
+    const std::string item = trim(raw);
+    if (item != "shared" && item != "per-thread") {
+      throw BadInput{flag, "unknown dispatch model '" + item + "' (shared, per-thread)"};
+    }
+    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+  }
+  if (out.empty()) throw BadInput{flag, "empty list"};
+  return out;
+}
+
 std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
   std::vector<run::PointSpec> points;
   for (const auto& workload : grid.workloads) {
     for (const auto backend : grid.ports) {
-      for (const auto& c : grid.concurrency) {
+     for (const auto& dispatch : grid.dispatch) {
+      const bool per_thread = dispatch == "per-thread";
+      // Per-thread ports have concurrency 1 each: one concurrency value, "1".
+      const std::vector<CountSpec> one{CountSpec{"1", 0, 1}};
+      for (const auto& c : per_thread ? one : grid.concurrency) {
         for (const auto& p : grid.pool) {
           for (const double b : grid.blocking) {
             run::PointSpec point;
@@ -137,10 +155,12 @@ std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
             point.work_us = grid.work_us;
             point.duration_s = grid.duration_s;
             point.warmup_s = grid.warmup_s;
+            point.dispatch = dispatch;
             points.push_back(std::move(point));
           }
         }
       }
+     }
     }
   }
   return points;
@@ -151,6 +171,8 @@ std::string point_id(const run::PointSpec& point) {
   id << point.workload << '/' << port::to_string(point.port) << "/c=" << point.concurrency.text
      << "/p=" << point.pool.text << "/b=" << ratio_text(point.blocking_ratio) << '/'
      << point.blocking_kind << "/w=" << ratio_text(point.work_us);
+  // Shared-port ids stay as they were (results files from before the field resume as before).
+  if (point.dispatch != "shared") id << "/d=" << point.dispatch;
   return id.str();
 }
 
@@ -163,6 +185,7 @@ nlohmann::json grid_to_json(const Grid& grid) {
   for (const auto& c : grid.concurrency) j["concurrency"].push_back(c.text);
   j["pool"] = nlohmann::json::array();
   for (const auto& p : grid.pool) j["pool"].push_back(p.text);
+  if (grid.dispatch != std::vector<std::string>{"shared"}) j["dispatch"] = grid.dispatch;
   j["blocking"] = grid.blocking;
   j["blocking_kind"] = grid.blocking_kind;
   j["work_us"] = grid.work_us;
@@ -191,6 +214,7 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
     if (j.contains("workloads")) grid.workloads = parse_workload_list(list_text("workloads"), flag);
     if (j.contains("ports")) grid.ports = parse_port_list(list_text("ports"), flag);
     if (j.contains("concurrency")) grid.concurrency = parse_count_list(list_text("concurrency"), true, flag);
+    if (j.contains("dispatch")) grid.dispatch = parse_dispatch_list(list_text("dispatch"), flag);
     if (j.contains("pool")) grid.pool = parse_count_list(list_text("pool"), false, flag);
     if (j.contains("blocking")) grid.blocking = parse_ratio_list(list_text("blocking"), flag);
     if (j.contains("blocking_kind")) grid.blocking_kind = j.at("blocking_kind").get<std::string>();

@@ -19,6 +19,9 @@ namespace iocpbench::sweep {
 struct Grid {
   std::vector<std::string> workloads{"post", "file", "socket"};
   std::vector<port::Backend> ports{port::default_backend()};
+  // Dispatch models: "shared" (one port) and/or "per-thread" (each worker its own port, C = 1;
+  // the concurrency axis collapses to "1" for it).
+  std::vector<std::string> dispatch{"shared"};
   std::vector<CountSpec> concurrency;  // default 0, N, 2N
   std::vector<CountSpec> pool;         // default N, 2N, 2N+2
   std::vector<double> blocking{0, 0.25, 0.5, 0.75};
@@ -43,6 +46,7 @@ std::vector<CountSpec> parse_count_list(const std::string& text, bool allow_zero
 std::vector<double> parse_ratio_list(const std::string& text, const std::string& flag);
 std::vector<std::string> parse_workload_list(const std::string& text, const std::string& flag);
 std::vector<port::Backend> parse_port_list(const std::string& text, const std::string& flag);
+std::vector<std::string> parse_dispatch_list(const std::string& text, const std::string& flag);
 
 // Every point of the grid on a machine with `logical_cpus` CPUs, in a stable order.
 std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus);

@@ -45,6 +45,33 @@ TEST(Grid, JsonRoundTrip) {
   EXPECT_EQ(grid_to_json(back), grid_to_json(grid));
 }
 
+TEST(Grid, DispatchModelsSideBySideAndRoundTrip) {
+  Grid grid = quick_grid();
+  grid.ports = {port::Backend::emulated};
+  grid.workloads = {"post"};
+  const std::size_t shared_only = expand(grid, 2).size();
+  EXPECT_EQ(grid_to_json(grid).count("dispatch"), 0u) << "the default stays out of the JSON";
+  grid.dispatch = parse_dispatch_list("shared,per-thread", "--dispatch");
+  const auto points = expand(grid, 2);
+  // per-thread collapses the concurrency axis to "1": pools x ratios more points.
+  EXPECT_EQ(points.size(), shared_only + grid.pool.size() * grid.blocking.size());
+  std::set<std::string> ids;
+  for (const auto& p : points) {
+    ids.insert(point_id(p));
+    if (p.dispatch == "per-thread") {
+      EXPECT_EQ(p.concurrency.text, "1");
+      EXPECT_NE(point_id(p).find("/d=per-thread"), std::string::npos);
+    } else {
+      EXPECT_EQ(point_id(p).find("/d="), std::string::npos) << "shared ids unchanged";
+    }
+  }
+  EXPECT_EQ(ids.size(), points.size());
+  const Grid back = grid_from_json(grid_to_json(grid), "--grid");
+  EXPECT_EQ(back.dispatch, grid.dispatch);
+  EXPECT_EQ(grid_to_json(back), grid_to_json(grid));
+  EXPECT_THROW(parse_dispatch_list("shared,diskspd", "--dispatch"), cli::BadInput);
+}
+
 TEST(Grid, ListsRejectBadItemsNamingTheFlag) {
   try {
     parse_ratio_list("0,1", "--blocking");

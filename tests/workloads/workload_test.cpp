@@ -323,4 +323,67 @@ TEST(ResultsShape, PointAndRunCarryTheContractNames) {
   EXPECT_EQ(p["summary"]["latency_us"]["p99"]["n"], 2);
 }
 
+// The per-thread-port model (DiskSpd's): each worker its own port with concurrency 1. Every
+// packet and every I/O is accounted for, each worker takes its one stop packet from its own
+// port, and no port ever has more than one active thread outside the resume window.
+PointSpec per_thread(PointSpec spec) {
+  spec.dispatch = "per-thread";
+  spec.concurrency = {"1", 0, 1};
+  spec.concurrency_value = 1;
+  return spec;
+}
+
+TEST(PerThreadDispatch, StreamingPostAccountsForEveryPacket) {
+  PointSpec spec = per_thread(spec_for("post", {{"posters", 2}, {"in_flight", 32}}));
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  EXPECT_GT(r.packets_posted_total, 0u);
+  EXPECT_EQ(r.packets_posted_total, r.packets_handled_total) << "posted = handled, none lost";
+  EXPECT_EQ(r.packets_handled_total, r.completions_handled_total);
+  EXPECT_EQ(r.effective_concurrency, 1u);
+}
+
+TEST(PerThreadDispatch, ClosedLoopPostStaysOnItsWorker) {
+  PointSpec spec = per_thread(spec_for("post", {{"posters", 0}, {"in_flight", 8}}));
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  EXPECT_EQ(r.packets_posted_total, r.packets_handled_total);
+  if (r.port_counters.available) {
+    EXPECT_LE(r.port_counters.max_active, 2u) << "concurrency 1 per port (+ the resume window)";
+  }
+}
+
+TEST(PerThreadDispatch, FileReadsOneRingPerWorker) {
+  PointSpec spec = per_thread(spec_for(
+      "file",
+      {{"file", test_file()}, {"file_size_mib", 16}, {"block_size", 4096}, {"outstanding", 8}}));
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  EXPECT_EQ(r.bytes, r.ops * 4096);
+  const auto& source = r.workload_stats.at("completion_source");
+  EXPECT_EQ(source.at("rings").get<std::size_t>(), std::min(spec.pool_value, 8u));
+  EXPECT_EQ(source.at("completions").get<std::uint64_t>(),
+            source.at("posted").get<std::uint64_t>() +
+                source.at("dropped_at_stop").get<std::uint64_t>())
+      << "every I/O completion was posted to a port (or dropped at the final cancel)";
+  EXPECT_EQ(source.at("posted").get<std::uint64_t>(), r.packets_handled_total)
+      << "every posted completion was handled by its worker";
+}
+
+TEST(PerThreadDispatch, SocketIsRefusedClearly) {
+  PointSpec spec = per_thread(spec_for("socket"));
+  EXPECT_EQ(bad_flag(spec), "--dispatch");
+}
+
+TEST(NoMetrics, CountsStayRecordsNothingPerCompletion) {
+  PointSpec spec = spec_for("post", {{"posters", 2}, {"in_flight", 32}});
+  spec.metrics = false;
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  EXPECT_EQ(r.packets_posted_total, r.packets_handled_total);
+  EXPECT_EQ(r.latency.count, 0u) << "no latency recorded with metrics off";
+  EXPECT_EQ(r.queue_delay.count, 0u);
+  EXPECT_EQ(iocpbench::run::point_to_json(spec, {r})["metrics"], false);
+}
+
 }  // namespace
