@@ -327,6 +327,21 @@ def hook_p4_file_vs_fio(program: Path, args, log) -> None:
               f"{'met' if med >= goal else 'NOT met'}")
     if len(models) == 1:
         not_available("P4", "per-thread-port model / fio", "`iocpbench run` has no --dispatch flag")
+    # Context: the per-thread model at pool N submits from N threads; fio with N jobs of depth
+    # 32/N each is the like-for-like reading of "same depth" for it (not gated).
+    n = os.cpu_count() or 1
+    if len(models) > 1 and n > 1 and 32 % n == 0:
+        with tempfile.TemporaryDirectory(prefix="anchors-", dir=scratch) as tmp:
+            path = make_test_file(Path(tmp), mib)
+            multi = [a if not a.startswith("--filename=") else f"--filename={path}"
+                     for a in theirs if not a.startswith("--iodepth=")
+                     and not a.startswith("--numjobs=")]
+            multi += [f"--iodepth={32 // n}", f"--numjobs={n}", "--group_reporting"]
+            rates = []
+            for _ in range(3):
+                rates.append(fio_iops(multi, timeout))
+        print(f"    context: fio {n} jobs x depth {32 // n} (group) median "
+              f"{statistics.median(rates):.0f} IOPS (3 runs after the pairs; not gated)")
 
 
 def hook_p5_socket_vs_asio(program: Path, args, log) -> None:
