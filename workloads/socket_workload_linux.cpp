@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <memory>
@@ -166,9 +167,30 @@ class SocketWorkload final : public Workload {
       if (!s.closed.exchange(true)) open_conns_.fetch_sub(1, std::memory_order_seq_cst);
       return;
     }
-    s.send.len = packet.bytes;  // echo what arrived (always, even when stopping: the
-    s.send.done = 0;            // generator waits for its in-flight messages)
+    // Echo what arrived (always, even when stopping: the generator waits for its in-flight
+    // messages). A small echo goes out with a plain non-blocking send, as a WSASend with
+    // skip-on-success completes inline, so the reply never waits for the completion thread;
+    // only the next receive is handed to it. Whatever the socket does not take at once goes
+    // through the ring (the send with the receive linked behind it).
     s.recv.done = 0;
+    ssize_t sent = 0;
+    if (direct_send_) {
+      do {
+        sent = ::send(s.fd, s.buffer.get(), packet.bytes, MSG_NOSIGNAL | MSG_DONTWAIT);
+      } while (sent < 0 && errno == EINTR);
+      if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+        server_errors_.fetch_add(1, std::memory_order_relaxed);
+        if (!s.closed.exchange(true)) open_conns_.fetch_sub(1, std::memory_order_seq_cst);
+        return;
+      }
+      if (sent == static_cast<ssize_t>(packet.bytes)) {
+        direct_sends_.fetch_add(1, std::memory_order_relaxed);
+        source_->submit(s.recv);
+        return;
+      }
+    }
+    s.send.len = packet.bytes;
+    s.send.done = sent > 0 ? static_cast<std::uint32_t>(sent) : 0;
     source_->submit(s.send);
   }
 
@@ -221,6 +243,7 @@ class SocketWorkload final : public Workload {
             {"unexpected_eof", unexpected_eof_},
             {"server_errors", server_errors_.load()},
             {"drain_timeouts", drain_timeouts_.load()},
+            {"echoes_sent_inline", direct_sends_.load()},
             {"completion_source",
              {{"design", source_ ? source_->describe() : source_description_},
               {"completions", s.completions},
@@ -450,6 +473,8 @@ class SocketWorkload final : public Workload {
   std::atomic<std::uint64_t> open_conns_{0};
   std::atomic<std::uint64_t> server_errors_{0};
   std::atomic<std::uint64_t> drain_timeouts_{0};
+  std::atomic<std::uint64_t> direct_sends_{0};
+  bool direct_send_ = std::getenv("IOCPBENCH_RING_SENDS") == nullptr;
 
   std::thread generator_;
   std::atomic<bool> generator_done_{false};
