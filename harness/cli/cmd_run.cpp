@@ -3,7 +3,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <ctime>
 #include <iomanip>
 #include <iostream>
@@ -14,26 +13,15 @@
 #include "cli/exit_codes.hpp"
 #include "cli/port_flag.hpp"
 #include "platform/platform.hpp"
+#include "cli/interrupt.hpp"
 #include "report/json_file.hpp"
+#include "report/timestamp.hpp"
 #include "run/run_point.hpp"
 #include "sweep/count_spec.hpp"
 #include "workloads/params.hpp"
 
 namespace iocpbench::cli {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_signal(int) {
-  g_interrupted.store(true);
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  const std::tm tm = *std::gmtime(&now);  // the CLI's own thread: no race
-  std::ostringstream out;
-  out << std::put_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
-  return out.str();
-}
 
 double parse_number(const std::string& text, const char* flag) {
   try {
@@ -143,14 +131,13 @@ CommandBody add_run_command(CLI::App& app) {
       if (auto problem = report::output_path_problem(o->json)) throw BadInput{"--json", *problem};
     }
 
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
-    const std::string started = utc_now();
+    const std::atomic<bool>& stop_requested = install_interrupt_handlers();
+    const std::string started = report::utc_timestamp();
     std::vector<run::RunResult> runs;
-    for (unsigned k = 0; k < static_cast<unsigned>(reps) && !g_interrupted.load(); ++k) {
-      runs.push_back(run::run_point(spec, &g_interrupted, k));
+    for (unsigned k = 0; k < static_cast<unsigned>(reps) && !stop_requested.load(); ++k) {
+      runs.push_back(run::run_point(spec, &stop_requested, k));
     }
-    const bool interrupted = g_interrupted.load();
+    const bool interrupted = stop_requested.load();
     const nlohmann::json point = run::point_to_json(spec, runs);
 
     for (const auto& r : runs) {
@@ -172,7 +159,7 @@ CommandBody add_run_command(CLI::App& app) {
                               {"warmup_s", spec.warmup_s},
                               {"seed", nullptr},
                               {"started", started},
-                              {"finished", utc_now()},
+                              {"finished", report::utc_timestamp()},
                               {"complete", !interrupted}};
       nlohmann::json points = nlohmann::json::array({point});
       report::write_json_atomically(o->json, run::results_document(sweep, points));

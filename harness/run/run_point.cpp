@@ -15,6 +15,7 @@
 #include "run/cpu_work.hpp"
 #include "run/pool.hpp"
 #include "sweep/statistics.hpp"
+#include "sweep/summary_json.hpp"
 #include "workloads/data_file.hpp"
 #include "workloads/workload.hpp"
 
@@ -359,33 +360,8 @@ nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>
       workloads::parse_workload_params(spec.workload, spec.workload_params);
   nlohmann::json run_list = nlohmann::json::array();
   for (const auto& r : runs) run_list.push_back(run_to_json(r));
-  auto summary_of = [&](auto pick) {
-    std::vector<double> values;
-    for (const auto& r : runs) values.push_back(pick(r));
-    return sweep::to_json(sweep::summarize(values));
-  };
-  nlohmann::json summary = {
-      {"throughput_ops_per_s",
-       summary_of([](const RunResult& r) { return r.throughput_ops_per_s; })},
-      {"bytes_per_s", summary_of([](const RunResult& r) { return r.bytes_per_s; })},
-      {"context_switches_per_kop",
-       summary_of([](const RunResult& r) { return r.context_switches_per_kop; })},
-      {"latency_us",
-       {{"p50", summary_of([](const RunResult& r) { return r.latency.p50; })},
-        {"p99", summary_of([](const RunResult& r) { return r.latency.p99; })}}},
-      {"queue_delay_us",
-       {{"p50", summary_of([](const RunResult& r) { return r.queue_delay.p50; })},
-        {"p99", summary_of([](const RunResult& r) { return r.queue_delay.p99; })}}},
-      {"achieved_blocking_ratio",
-       summary_of([](const RunResult& r) { return r.achieved_blocking_ratio; })},
-      {"cpu_utilisation", summary_of([](const RunResult& r) {
-         const double capacity = r.seconds * std::max(1u, r.logical_cpus);
-         return capacity > 0 ? (r.process.user_s + r.process.sys_s) / capacity : 0.0;
-       })},
-  };
-  std::uint64_t errors = 0;
-  for (const auto& r : runs) errors += r.errors;
-  summary["errors"] = errors;
+  // Summarised from the runs' JSON, as a resumed sweep summarises runs of both sessions.
+  const nlohmann::json summary = sweep::summarize_runs(run_list);
   return {{"workload", spec.workload},
           {"workload_params", workloads::to_json(params)},
           {"port", std::string(port::to_string(spec.port))},

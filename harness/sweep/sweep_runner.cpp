@@ -14,6 +14,7 @@
 #include "report/machine_info.hpp"
 #include "report/probe_json.hpp"
 #include "report/progress.hpp"
+#include "report/timestamp.hpp"
 #include "sweep/schedule.hpp"
 #include "sweep/statistics.hpp"
 #include "sweep/summary_json.hpp"
@@ -22,15 +23,6 @@ namespace iocpbench::sweep {
 namespace {
 
 using cli::BadInput;
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  tm = *std::gmtime(&now);
-  char buffer[32];
-  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
 
 nlohmann::json probe_block(port::Backend backend, const report::MachineInfo& machine) {
   const auto findings = port::probe_semantics(
@@ -87,7 +79,7 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
     for (const auto& point : doc.at("points")) previous[point.value("id", "")] = point;
   } else {
     nlohmann::json sweep = grid_to_json(grid);
-    sweep["started"] = utc_now();
+    sweep["started"] = report::utc_timestamp();
     sweep["schedule"] = "repetition rounds, points shuffled per round (seed)";
     doc = run::results_document(sweep, nlohmann::json::array());
     if (job.probe) {
@@ -188,7 +180,7 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
   outcome.interrupted = interrupted;
   outcome.complete = !interrupted && outcome.failed_runs == 0;
   doc["sweep"]["complete"] = outcome.complete;
-  doc["sweep"]["finished"] = outcome.complete ? nlohmann::json(utc_now()) : nlohmann::json();
+  doc["sweep"]["finished"] = outcome.complete ? nlohmann::json(report::utc_timestamp()) : nlohmann::json();
   report::write_json_atomically(job.json_path, doc);
   return outcome;
 }
