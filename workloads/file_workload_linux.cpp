@@ -92,6 +92,7 @@ class FileWorkload final : public Workload {
     for (auto& op : slots_) {
       prepare(op, context);
       op.t_submit_ns = now;
+      submitted_.fetch_add(1, std::memory_order_relaxed);
       source_for(op).submit(op);
     }
   }
@@ -122,6 +123,7 @@ class FileWorkload final : public Workload {
     }
     prepare(*op, worker);
     op->t_submit_ns = t_done_ns;  // resubmitted right now: no extra clock read
+    submitted_.fetch_add(1, std::memory_order_relaxed);
     source_for(*op).submit(*op);
   }
 
@@ -177,6 +179,17 @@ class FileWorkload final : public Workload {
   }
   int pump(unsigned worker, unsigned wait_us) override {
     return worker < sources_.size() ? sources_[worker]->pump(wait_us) : -1;
+  }
+
+  std::string stall_report() const override {
+    if (sources_.empty()) return {};
+    const io::SourceStats s = sum_stats();
+    const std::uint64_t submitted = submitted_.load(std::memory_order_relaxed);
+    const std::uint64_t in_flight = submitted > s.completions ? submitted - s.completions : 0;
+    return std::to_string(in_flight) + " file I/Os in flight in the completion source (" +
+           std::to_string(submitted) + " submitted, " + std::to_string(s.completions) +
+           " completed, " + std::to_string(s.posted) + " posted to the port) of " +
+           std::to_string(slots_.size()) + " slots";
   }
 
   std::uint64_t errors() const override {
@@ -268,6 +281,7 @@ class FileWorkload final : public Workload {
   std::string source_description_;
   std::atomic<std::uint64_t> outstanding_{0};
   std::atomic<std::uint64_t> cursor_{0};
+  std::atomic<std::uint64_t> submitted_{0};  // I/Os handed to the source (the watchdog's view)
   std::atomic<std::uint64_t> io_errors_{0}, short_transfers_{0};
 };
 

@@ -257,6 +257,15 @@ class SocketWorkload final : public Workload {
             {"load_generator", {{"design", generator_description_}}}};
   }
 
+  std::string stall_report() const override {
+    if (!source_) return {};
+    const io::SourceStats s = source_->stats();
+    return std::to_string(open_conns_.load()) + " of " + std::to_string(server_.size()) +
+           " server connections open; completion source: " + std::to_string(s.completions) +
+           " completed, " + std::to_string(s.posted) + " posted to the port" +
+           (generator_done_.load() ? "; load generator finished" : "; load generator running");
+  }
+
   std::uint64_t errors() const override {
     const io::SourceStats s = source_ ? source_->stats() : source_stats_;
     return (mismatched_bytes_ > 0 ? 1 : 0) + generator_errors_ + unexpected_eof_ +

@@ -91,6 +91,9 @@ class Workload {
   // posted, or -1 when nothing is in flight.
   virtual bool pumps(unsigned /*worker*/) const { return false; }
   virtual int pump(unsigned /*worker*/, unsigned /*wait_us*/) { return -1; }
+  // For the watchdog's report when a run stops making progress (any thread, while running):
+  // what the workload has in flight, e.g. "32 file I/Os in flight in the completion source".
+  virtual std::string stall_report() const { return {}; }
   // Packets posted into the port in total (the post workload's accounting), if it posts.
   virtual std::uint64_t packets_posted() const { return 0; }
 };

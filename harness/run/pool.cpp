@@ -107,6 +107,10 @@ void Pool::worker(unsigned index) {
     const std::uint64_t t_remove = timed || works ? metrics::now_ns() : 0;
     const bool measuring = phase_.load(std::memory_order_relaxed) == kMeasuring;
     ++stats.packets_total;
+    if (board_ != nullptr) {
+      board_->took(index);
+      board_->at(index, ProgressBoard::kInHandler);
+    }
     const workloads::Completion c = workload_.on_packet(packet, context);
 
     std::uint64_t t_done = t_remove;  // no handler work: the remove time ends it (one read)
@@ -114,7 +118,9 @@ void Pool::worker(unsigned index) {
       work_();
       if (blocks) {
         const std::uint64_t t_block = metrics::now_ns();
+        if (board_ != nullptr) board_->at(index, ProgressBoard::kBlocking);
         block(stats, context, buffer);
+        if (board_ != nullptr) board_->at(index, ProgressBoard::kInHandler);
         t_done = metrics::now_ns();
         if (measuring) {
           stats.work_ns += t_block - t_remove;
@@ -141,7 +147,9 @@ void Pool::worker(unsigned index) {
       }
     }
     workload_.after_handler(packet, c, t_done, context);
+    if (board_ != nullptr) board_->at(index, ProgressBoard::kInPort);
   }
+  if (board_ != nullptr) board_->at(index, ProgressBoard::kExited);
   free_block(buffer);
 }
 

@@ -19,6 +19,7 @@
 #include "metrics/usage.hpp"
 #include "port/completion_port.hpp"
 #include "run/cpu_work.hpp"
+#include "run/watchdog.hpp"
 #include "workloads/workload.hpp"
 
 namespace iocpbench::run {
@@ -74,6 +75,8 @@ class Pool {
   // Posts one stop packet per thread and joins them all. Idempotent.
   void stop();
   const std::vector<WorkerStats>& stats() const { return stats_; }
+  // Before start(): each worker reports its packets and where it is (the watchdog's view).
+  void set_progress_board(ProgressBoard* board) { board_ = board; }
   unsigned size() const { return static_cast<unsigned>(stats_.size()); }
 
  private:
@@ -88,6 +91,7 @@ class Pool {
   metrics::RoleRegistry& roles_;
   const std::atomic<int>& phase_;
   std::vector<WorkerStats> stats_;
+  ProgressBoard* board_ = nullptr;
   std::vector<std::thread> threads_;
   std::atomic<unsigned> enrolled_{0};
   bool stopped_ = false;

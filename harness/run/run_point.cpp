@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "run/blocking_io.hpp"
 #include "run/cpu_work.hpp"
 #include "run/pool.hpp"
+#include "run/watchdog.hpp"
 #include "sweep/statistics.hpp"
 #include "sweep/summary_json.hpp"
 #include "workloads/data_file.hpp"
@@ -27,10 +29,13 @@ using Clock = std::chrono::steady_clock;
 
 constexpr unsigned kBlockingFileMib = 256;  // the file workload's default file, shared
 
-// Sleeps until `until` or until a stop is requested; false when stopped early.
-bool sleep_until(Clock::time_point until, const std::atomic<bool>* stop) {
+// Sleeps until `until` or until a stop is requested (or the watchdog fired); false when
+// stopped early.
+bool sleep_until(Clock::time_point until, const std::atomic<bool>* stop,
+                 const std::atomic<bool>& watchdog) {
   while (Clock::now() < until) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return false;
+    if (watchdog.load(std::memory_order_acquire)) return false;
     const auto left = until - Clock::now();
     std::this_thread::sleep_for(std::min<Clock::duration>(left, std::chrono::milliseconds(20)));
   }
@@ -46,6 +51,37 @@ struct PhaseGuard {
   std::atomic<int>& phase;
   ~PhaseGuard() { phase.store(workloads::kStopping); }
 };
+
+// The watchdog's report: where the pool's threads are, the port, the workload, the verdict.
+std::string stall_report(const ProgressBoard& board,
+                         const std::vector<port::CompletionPort*>& ports,
+                         const workloads::Workload& workload) {
+  const ProgressBoard::Census c = board.census();
+  std::optional<std::size_t> depth = 0;
+  for (const port::CompletionPort* p : ports) {
+    const std::optional<std::size_t> d = p->depth();
+    depth = d && depth ? std::optional<std::size_t>(*depth + *d) : std::nullopt;
+  }
+  std::string text = "pool threads: " + std::to_string(c.in_port) + " waiting in the port, " +
+                     std::to_string(c.in_handler) + " in the handler, " +
+                     std::to_string(c.blocking) + " blocking";
+  if (c.exited > 0) text += ", " + std::to_string(c.exited) + " exited";
+  text += "; port: " + (depth ? std::to_string(*depth) + " packets queued" : "depth unknown");
+  const std::string work = workload.stall_report();
+  text += "; " + std::string(workload.name()) + " workload: " + (work.empty() ? "-" : work);
+  text += "; stuck: ";
+  if (c.in_handler + c.blocking > 0) {
+    text += "the handler (" + std::to_string(c.in_handler + c.blocking) +
+            " threads have not returned from it)";
+  } else if (depth && *depth > 0) {
+    text += "the port (packets queued, threads waiting, none released)";
+  } else if (c.exited > 0 && c.in_port == 0) {
+    text += "the pool (every thread has exited)";
+  } else {
+    text += "the workload (nothing reaches the port)";
+  }
+  return text;
+}
 
 struct FileCloser {
   int fd = -1;
@@ -157,6 +193,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   metrics::RoleRegistry roles;
   std::atomic<int> phase{workloads::kWarmup};
   std::unique_ptr<workloads::Workload> workload = workloads::make_workload(params);
+  if (spec.wrap_workload) workload = spec.wrap_workload(std::move(workload));
   workloads::RunEnv env{port.get(), &roles, &phase, spec.pool_value,
                         per_thread_ports ? ports : std::vector<port::CompletionPort*>{},
                         spec.metrics};
@@ -167,20 +204,28 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   port::PortCounters c0, c1;
   std::uint64_t t0 = 0, t1 = 0;
   {
+    ProgressBoard board(spec.pool_value);
     Pool pool(ports, *workload, handler, spec.pool_value, roles, phase);
+    pool.set_progress_board(&board);
     PhaseGuard guard{phase};
     pool.start();
     workload->start();
+    Watchdog watchdog(
+        watchdog_limit_s(spec.work_us, handler.block_us(), spec.watchdog_s),
+        [&board] { return board.packets(); },
+        [&](double) { return stall_report(board, ports, *workload); });
+    const std::atomic<bool>& stalled = watchdog.fired_flag();
 
-    bool complete = sleep_until(Clock::now() + seconds(spec.warmup_s), stop_requested);
+    bool complete = sleep_until(Clock::now() + seconds(spec.warmup_s), stop_requested, stalled);
     phase.store(workloads::kMeasuring, std::memory_order_seq_cst);
     t0 = metrics::now_ns();
     u0 = metrics::process_usage();
     r0 = roles.sample();
     c0 = all_counters();
     if (complete) {
-      complete = sleep_until(Clock::now() + seconds(spec.duration_s), stop_requested);
+      complete = sleep_until(Clock::now() + seconds(spec.duration_s), stop_requested, stalled);
     }
+    watchdog.teardown();  // from here on, a bound on the teardown instead of on progress
     phase.store(workloads::kStopping, std::memory_order_seq_cst);
     t1 = metrics::now_ns();
     u1 = metrics::process_usage();
@@ -215,6 +260,10 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
     }
     workload->close();
     for (auto* p : ports) p->close();
+    watchdog.disarm();
+    // A stalled run is not a result: one line naming the stuck part (exit 1; a sweep records
+    // it as a failed run).
+    if (watchdog.fired()) throw std::runtime_error(watchdog.message());
 
     result.seconds = static_cast<double>(t1 - t0) / 1e9;
     if (const metrics::Histogram* own = workload->own_latency()) {

@@ -9,6 +9,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,10 @@
 #include "metrics/usage.hpp"
 #include "port/completion_port.hpp"
 #include "sweep/count_spec.hpp"
+
+namespace iocpbench::workloads {
+class Workload;
+}
 
 namespace iocpbench::run {
 
@@ -39,6 +45,13 @@ struct PointSpec {
   std::string dispatch = "shared";
   // false: no per-completion clock reads or histograms (P6: what the metrics cost).
   bool metrics = true;
+  // The watchdog's stall limit in seconds (harness/run/watchdog.hpp); 0: max(5 s, 10 x the
+  // expected service time of one completion).
+  double watchdog_s = 0;
+  // Test seam (tests/reliability/): wraps the workload run_point builds, e.g. to inject a
+  // stall. Empty in the program.
+  std::function<std::unique_ptr<workloads::Workload>(std::unique_ptr<workloads::Workload>)>
+      wrap_workload;
 };
 
 struct PortCounterDelta {
@@ -88,8 +101,10 @@ struct RunResult {
 void validate_point(const PointSpec& spec);
 
 // One run. `stop_requested` (may be null) ends the warm-up or the window early; the result is
-// then marked interrupted. Throws cli::BadInput for values the machine refuses (e.g. O_DIRECT
-// on a file system without it), std::runtime_error when the run cannot be set up.
+// then marked interrupted. A run that stops making progress is ended by the watchdog, which
+// throws std::runtime_error("watchdog: no completion for ...") naming the stuck part. Throws
+// cli::BadInput for values the machine refuses (e.g. O_DIRECT on a file system without it),
+// std::runtime_error when the run cannot be set up.
 RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
                     unsigned repetition = 0);
 
