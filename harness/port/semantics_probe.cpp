@@ -124,29 +124,37 @@ std::pair<ProbeFinding, ProbeFinding> blocking_and_over_limit(const PortFactory&
   std::this_thread::sleep_for(kSettle);
   const std::string depth_before = depth_text(*port);
 
-  // A blocks for 300 ms; B should get p2 while A is still blocked.
+  // A blocks for 600 ms (long enough for a loaded machine to schedule B meanwhile); B should get
+  // p2 while A is still blocked.
   const auto t0 = std::chrono::steady_clock::now();
   auto a_blocks = a.run([] {
     BlockingRegion region;
-    platform::precise_sleep(300ms);
+    platform::precise_sleep(600ms);
     return std::chrono::steady_clock::now();
   });
+  std::this_thread::sleep_for(kSettle);
+  const std::string depth_while_blocked = depth_text(*port);
   RemoveOutcome gb;
   if (fb.wait_for(kBound) == std::future_status::ready) gb = fb.get();
   // An idle actor spin-yields, so B keeps running while A resumes: C = 2 > M = 1.
   const auto a_resumed = a_blocks.wait_for(kBound) == std::future_status::ready
                              ? a_blocks.get()
                              : std::chrono::steady_clock::time_point::max();
-  const bool released = gb.status == RemoveStatus::ok && gb.packet.key == 2 &&
-                        gb.returned_at < a_resumed;
+  const bool got_p2 = gb.status == RemoveStatus::ok && gb.packet.key == 2;
+  const bool released = got_p2 && gb.returned_at > t0 && gb.returned_at < a_resumed;
   const auto b_after =
       std::chrono::duration_cast<std::chrono::milliseconds>(gb.returned_at - t0).count();
   std::ostringstream blocking;
   blocking << "M=1; B then A waited; posted p1, p2: A got p" << ga.key << ", depth "
-           << depth_before << "; A blocked 300 ms: B got "
-           << (gb.status == RemoveStatus::ok ? packet_name(gb.packet.key) : "nothing")
-           << (released ? ", while A was still blocked, " : " (not while A was blocked), ") << b_after
-           << " ms after A blocked";
+           << depth_before << "; A blocked 600 ms (depth " << depth_while_blocked
+           << " meanwhile): B got "
+           << (gb.status == RemoveStatus::ok ? packet_name(gb.packet.key) : "nothing");
+  if (gb.status == RemoveStatus::ok && gb.returned_at <= t0) {
+    blocking << " before A blocked";
+  } else if (gb.status == RemoveStatus::ok) {
+    blocking << (released ? ", while A was still blocked, " : " after A resumed, ") << b_after
+             << " ms after A blocked";
+  }
 
   port->post({.key = 3});
   std::this_thread::sleep_for(kSettle);

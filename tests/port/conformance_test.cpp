@@ -268,6 +268,8 @@ struct OverLimitScript {
   RemoveOutcome a_got, b_got;
   std::chrono::steady_clock::time_point a_resumed;
   std::size_t depth_after_posts = 0;
+  std::size_t depth_while_a_blocked = 0;
+  bool a_was_still_blocked = false;
 
   // Up to "A resumes while B runs": C = 2 > M = 1.
   void run_until_over_limit() {
@@ -280,11 +282,15 @@ struct OverLimitScript {
     a_got = get(fa);
     std::this_thread::sleep_for(kSettle);
     depth_after_posts = depth_of(*port);
+    // A blocks long enough (1 s) that a loaded 2-CPU machine still schedules B meanwhile.
     auto a_blocks = a.run([] {
       BlockingRegion region;
-      platform::precise_sleep(100ms);
+      platform::precise_sleep(1000ms);
       return std::chrono::steady_clock::now();
     });
+    std::this_thread::sleep_for(kSettle);
+    depth_while_a_blocked = depth_of(*port);  // p2 left the queue for B when A blocked
+    a_was_still_blocked = still_waiting(a_blocks);
     b_got = get(fb);  // B keeps running (idle actors spin) while A resumes
     a_resumed = get(a_blocks);
   }
@@ -302,6 +308,9 @@ TEST_P(Conformance, T08_BlockingReleasesWaiter) {
   EXPECT_EQ(s.a_got.packet.key, 1u);
   EXPECT_EQ(s.depth_after_posts, 1u);
   EXPECT_EQ(s.b_got.packet.key, 2u);
+  if (s.a_was_still_blocked) {
+    EXPECT_EQ(s.depth_while_a_blocked, 0u) << "p2 still queued while A was blocked";
+  }
   EXPECT_LT(s.b_got.returned_at, s.a_resumed) << "B was not released while A was blocked";
   expect_invariants_held(*s.port);
 }
