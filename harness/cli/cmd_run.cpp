@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/port_flag.hpp"
+#include "cli/sweep_flags.hpp"
 #include "platform/platform.hpp"
 #include "cli/interrupt.hpp"
 #include "report/json_file.hpp"
@@ -22,17 +23,6 @@
 
 namespace iocpbench::cli {
 namespace {
-
-double parse_number(const std::string& text, const char* flag) {
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used != text.size()) throw std::invalid_argument(text);
-    return value;
-  } catch (const std::exception&) {
-    throw BadInput{flag, "'" + text + "' is not a number"};
-  }
-}
 
 sweep::CountSpec parse_spec(const std::string& text, bool allow_zero, const char* flag) {
   std::string reason;
@@ -111,18 +101,18 @@ CommandBody add_run_command(CLI::App& app) {
     spec.concurrency_value = spec.concurrency.resolve(n);
     spec.pool = parse_spec(o->pool, false, "--pool");
     spec.pool_value = spec.pool.resolve(n);
-    spec.blocking_ratio = parse_number(o->blocking, "--blocking");
+    spec.blocking_ratio = parse_number_flag(o->blocking, "--blocking");
     spec.blocking_kind = o->blocking_kind;
-    spec.work_us = parse_number(o->work_us, "--work-us");
-    spec.duration_s = parse_number(o->duration, "--duration");
-    spec.warmup_s = parse_number(o->warmup, "--warmup");
+    spec.work_us = parse_number_flag(o->work_us, "--work-us");
+    spec.duration_s = parse_number_flag(o->duration, "--duration");
+    spec.warmup_s = parse_number_flag(o->warmup, "--warmup");
     spec.dispatch = o->dispatch;
     spec.metrics = !o->no_metrics;
     if (spec.dispatch == "per-thread") {
       spec.concurrency = sweep::CountSpec{"1", 0, 1};
       spec.concurrency_value = 1;
     }
-    const double reps = parse_number(o->repetitions, "--repetitions");
+    const double reps = parse_number_flag(o->repetitions, "--repetitions");
     if (reps < 1 || reps > 1000 || reps != std::floor(reps)) {
       throw BadInput{"--repetitions", "must be an integer from 1 to 1000"};
     }
