@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: installs what is missing, then the C++ suites (Release), the ThreadSanitizer and
-# AddressSanitizer+UBSan builds, and the Python analysis tests.
+# AddressSanitizer+UBSan builds, the Python analysis tests, and the Windows part
+# (scripts/test-windows.sh: MinGW-w64 cross build, tests under Wine; installs both if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -19,4 +20,7 @@ cmake --workflow --preset asan
 
 echo "== Python: analysis tests, and the CLI driven end to end (sweep, resume, bad input)"
 IOCPBENCH_BIN=build/release/harness/iocpbench .venv/bin/python -m pytest -q tests/python tests/integration
+echo "== Windows: MinGW-w64 cross build, every test and each workload under Wine"
+scripts/test-windows.sh
+
 echo "== all tests passed in $((SECONDS - start)) s"

@@ -2,9 +2,12 @@
 
 #include <charconv>
 #include <filesystem>
+#include <stdexcept>
+#include <string>
 #include <system_error>
 
 #include "cli/commands.hpp"
+#include "port/native_port.hpp"
 
 namespace iocpbench::workloads {
 namespace {
@@ -91,6 +94,19 @@ FileParams parse_file(const nlohmann::json& j) {
     if (!j["direct"].is_boolean()) throw BadInput{"--buffered", "direct must be true or false"};
     p.direct = j["direct"].get<bool>();
   }
+  if (has(j, "skip_port_share")) {
+    const auto& v = j["skip_port_share"];
+    if (!v.is_number()) throw BadInput{"--skip-port-share", "must be a fraction in [0, 0.99]"};
+    p.skip_port_share = v.get<double>();
+    if (!(p.skip_port_share >= 0 && p.skip_port_share <= 0.99)) {
+      throw BadInput{"--skip-port-share", "must be a fraction in [0, 0.99]"};
+    }
+    if (p.skip_port_share > 0 && !port::native_port_available()) {
+      throw BadInput{"--skip-port-share",
+                     "needs the kernel's I/O completion port (Windows: an OVERLAPPED whose event "
+                     "handle has its low bit set queues no packet); this OS has none"};
+    }
+  }
   if (p.direct && p.block_size % 512 != 0) {
     throw BadInput{"--block-size", std::to_string(p.block_size) +
                                        " is not a multiple of the 512-byte sector, which direct "
@@ -168,13 +184,15 @@ nlohmann::json to_json(const WorkloadParams& wp) {
             {"mode", p->posters == 0 ? "closed_loop" : "streaming"}};
   }
   if (const auto* p = std::get_if<FileParams>(&wp.params)) {
-    return {{"file", p->path.empty() ? nlohmann::json() : nlohmann::json(p->path)},
+    nlohmann::json j = {{"file", p->path.empty() ? nlohmann::json() : nlohmann::json(p->path)},
             {"file_size_mib", p->size_mib},
             {"block_size", p->block_size},
             {"pattern", pattern_name(p->pattern)},
             {"op", op_name(p->op)},
             {"outstanding", p->outstanding},
             {"direct", p->direct}};
+    if (p->skip_port_share > 0) j["skip_port_share"] = p->skip_port_share;
+    return j;
   }
   const auto& s = std::get<SocketParams>(wp.params);
   return {{"connections", s.connections},
@@ -206,6 +224,9 @@ void add_workload_flags(CLI::App& c, WorkloadFlags& f) {
   c.add_flag("--buffered", f.buffered,
              "file: go through the page cache instead of O_DIRECT (the default measures the "
              "device)");
+  c.add_option("--skip-port-share", f.skip_port_share,
+               "file, Windows: fraction of the I/Os issued with a tagged event handle (no "
+               "packet) and waited on by the issuing worker (default 0)");
   c.add_option("--connections", f.connections, "socket: loopback TCP connections (default 16)");
   c.add_option("--message-size", f.message_size, "socket: bytes per message (default 64)");
   c.add_option("--messages-in-flight", f.messages_in_flight,
@@ -232,6 +253,16 @@ nlohmann::json workload_params_from_flags(const WorkloadFlags& f) {
   number(f.connections, "connections");
   number(f.message_size, "message_size");
   number(f.messages_in_flight, "messages_in_flight");
+  if (!f.skip_port_share.empty()) {
+    try {
+      std::size_t used = 0;
+      const double share = std::stod(f.skip_port_share, &used);
+      if (used != f.skip_port_share.size()) throw std::invalid_argument("trailing text");
+      j["skip_port_share"] = share;
+    } catch (const std::exception&) {
+      throw BadInput{"--skip-port-share", "'" + f.skip_port_share + "' is not a number"};
+    }
+  }
   if (!f.file.empty()) j["file"] = f.file;
   if (!f.pattern.empty()) j["pattern"] = f.pattern;
   if (!f.op.empty()) j["op"] = f.op;

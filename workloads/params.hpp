@@ -26,6 +26,10 @@ struct FileParams {
   FileOp op = FileOp::read;
   unsigned outstanding = 32;
   bool direct = true;
+  // Windows: this fraction of the I/Os is issued with the OVERLAPPED's event handle tagged
+  // (low bit set), so it completes without a packet, and waited on through the event by the
+  // issuing worker inside a blocking region. Refused where there is no kernel completion port.
+  double skip_port_share = 0;
 };
 
 struct SocketParams {
@@ -46,7 +50,8 @@ inline constexpr const char* kWorkloadNames = "post, file, socket";
 // normalised output of to_json is accepted back); absent keys take the defaults. Keys of other
 // workloads are ignored. Throws cli::BadInput{"--flag", reason}.
 //   post:   posters, in_flight
-//   file:   file, file_size_mib, block_size, pattern, op, outstanding, buffered | direct
+//   file:   file, file_size_mib, block_size, pattern, op, outstanding, buffered | direct,
+//           skip_port_share (Windows)
 //   socket: connections, message_size, messages_in_flight
 WorkloadParams parse_workload_params(const std::string& workload, const nlohmann::json& params);
 // Every parameter, defaults included (the results' workload_params).
@@ -58,7 +63,7 @@ std::string default_data_file(unsigned size_mib);
 // The workload flags of `run` (and `sweep`): raw text, empty when not given.
 struct WorkloadFlags {
   std::string posters, in_flight, file, file_size_mib, block_size, pattern, op, outstanding,
-      connections, message_size, messages_in_flight;
+      connections, message_size, messages_in_flight, skip_port_share;
   bool buffered = false;
 };
 void add_workload_flags(CLI::App& command, WorkloadFlags& flags);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ Usage& operator+=(Usage& a, const Usage& b);
 Usage process_usage();
 // How this OS counts, for the results.
 const char* usage_method();
+// Why this OS's context-switch counts cannot be trusted here (under Wine every thread's
+// ContextSwitches reads 0), or nothing when they can. Per OS (usage_linux.cpp, ...).
+std::optional<std::string> context_switches_unavailable();
+// A run's JSON (run::run_to_json) where the counts are unavailable: every switch count and
+// ratio becomes null and `context_switches.unavailable` says why, so no reader takes 0 for a
+// measurement. Leaves the JSON alone where they are available.
+void mark_unavailable_switches(nlohmann::json& run);
 // The calling thread (RUSAGE_THREAD on Linux).
 Usage current_thread_usage();
 

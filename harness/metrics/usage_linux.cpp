@@ -48,6 +48,10 @@ const char* usage_method() {
          "other = process - roles";
 }
 
+std::optional<std::string> context_switches_unavailable() {
+  return std::nullopt;
+}
+
 Usage process_usage() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "metrics/usage.hpp"
+#include "platform/platform.hpp"
 
 namespace iocpbench::metrics {
 namespace {
@@ -106,6 +107,15 @@ bool for_each_own_thread(Visit visit) {
 const char* usage_method() {
   return "Windows: NtQuerySystemInformation ContextSwitches per live thread (no voluntary / "
          "involuntary split: the total is reported as voluntary)";
+}
+
+std::optional<std::string> context_switches_unavailable() {
+  if (const auto wine = platform::wine_version()) {
+    return "Wine " + *wine + " reads every thread's ContextSwitches as 0 "
+           "(NtQuerySystemInformation): context switches are unavailable under Wine";
+  }
+  if (query() == nullptr) return std::string("ntdll has no NtQuerySystemInformation");
+  return std::nullopt;
 }
 
 Usage process_usage() {

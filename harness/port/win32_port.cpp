@@ -211,6 +211,8 @@ class Win32Port final : public CompletionPort {
 
   PortCounters counters() const override { return {}; }  // the kernel keeps its own
 
+  HANDLE handle() const { return handle_; }
+
  private:
   HANDLE handle_;
   const unsigned concurrency_;
@@ -228,6 +230,11 @@ std::unique_ptr<CompletionPort> make_native_port(const PortOptions& options) {
   HANDLE handle = CreateIoCompletionPort(INVALID_HANDLE_VALUE, nullptr, 0, options.concurrency);
   if (handle == nullptr) return nullptr;
   return std::make_unique<Win32Port>(handle, concurrency);
+}
+
+void* native_handle(CompletionPort& port) {
+  auto* win32 = dynamic_cast<Win32Port*>(&port);
+  return win32 != nullptr ? win32->handle() : nullptr;
 }
 
 }  // namespace iocpbench::port

@@ -348,7 +348,7 @@ nlohmann::json run_to_json(const RunResult& r) {
   const std::uint64_t kops_base = r.ops == 0 ? 1 : r.ops;
   unsigned threads_ran = 0;
   for (double share : r.thread_shares) threads_ran += share > 0 ? 1 : 0;
-  return {
+  nlohmann::json run = {
       {"repetition", r.repetition},
       {"seconds", r.seconds},
       {"ops", r.ops},
@@ -402,6 +402,8 @@ nlohmann::json run_to_json(const RunResult& r) {
       {"unsampled_threads", r.unsampled_threads},
       {"interrupted", r.interrupted},
   };
+  metrics::mark_unavailable_switches(run);  // null, never 0, where the OS cannot count (Wine)
+  return run;
 }
 
 nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>& runs) {
