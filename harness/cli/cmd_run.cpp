@@ -15,6 +15,7 @@
 #include "cli/sweep_flags.hpp"
 #include "platform/platform.hpp"
 #include "cli/interrupt.hpp"
+#include "metrics/usage.hpp"
 #include "report/json_file.hpp"
 #include "report/timestamp.hpp"
 #include "run/run_point.hpp"
@@ -130,13 +131,18 @@ CommandBody add_run_command(CLI::App& app) {
     const bool interrupted = stop_requested.load();
     const nlohmann::json point = run::point_to_json(spec, runs);
 
+    // Where the OS cannot count switches (Wine), say so rather than print a 0.
+    const bool switches_counted = !metrics::context_switches_unavailable().has_value();
     for (const auto& r : runs) {
+      std::ostringstream switches;
+      switches << std::fixed << std::setprecision(2) << r.context_switches_per_kop;
       std::cout << std::fixed << std::setprecision(0) << spec.workload
                 << " port=" << port::to_string(spec.port) << " C=" << spec.concurrency.text << "("
                 << r.effective_concurrency << ") S=" << spec.pool.text << "(" << spec.pool_value
                 << ") b=" << std::setprecision(2) << spec.blocking_ratio << " work=" << spec.work_us
                 << "us: " << std::setprecision(0) << r.throughput_ops_per_s << " ops/s, "
-                << std::setprecision(2) << r.context_switches_per_kop << " cs/kop, p50 "
+                << std::setprecision(2) << (switches_counted ? switches.str() : "n/a")
+                << " cs/kop, p50 "
                 << r.latency.p50 << " us, p99 " << r.latency.p99 << " us, queue p50 "
                 << r.queue_delay.p50 << " us, blocked " << r.achieved_blocking_ratio << ", errors "
                 << r.errors << '\n';
