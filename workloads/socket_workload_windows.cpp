@@ -48,17 +48,13 @@
 
 #include "io/overlapped_windows.hpp"
 #include "metrics/clock.hpp"
+#include "workloads/echo_pattern.hpp"
 #include "workloads/workload.hpp"
 
 namespace iocpbench::workloads {
 namespace {
 
 enum OpKind : std::uint32_t { kRecv = 0, kSend = 1 };
-
-inline std::uint8_t pattern(std::uint32_t conn, std::uint64_t position) {
-  const std::uint64_t x = position * 0x9E3779B97F4A7C15ull + (conn + 1) * 0xBF58476D1CE4E5B9ull;
-  return static_cast<std::uint8_t>(x >> 56);
-}
 
 [[noreturn]] void fail(const std::string& what) {
   throw std::runtime_error(what + " failed: Winsock error " + std::to_string(WSAGetLastError()));
@@ -472,13 +468,8 @@ class SocketWorkload final : public Workload {
     if (c.send_busy || c.dead || c.pending == 0) return;
     const std::uint32_t size = params_.message_size;
     std::uint8_t* out = c.tx.get();
-    for (std::uint32_t m = 0; m < c.pending; ++m) {
-      const std::uint64_t msg = c.sent_msgs + m;
-      const std::uint64_t base = msg * size;
-      for (std::uint32_t b = 0; b < size; ++b)
-        out[std::size_t{m} * size + b] = pattern(i, base + b);
-      c.t_sent[msg % params_.in_flight] = t;
-    }
+    fill_echo_messages(out, i, c.sent_msgs, c.pending, size);
+    for (std::uint32_t m = 0; m < c.pending; ++m) c.t_sent[(c.sent_msgs + m) % params_.in_flight] = t;
     c.sent_msgs += c.pending;
     messages_sent_ += c.pending;
     c.send_len = c.pending * size;
@@ -535,9 +526,7 @@ class SocketWorkload final : public Workload {
       return;
     }
     const std::uint8_t* in = c.rx.get();
-    for (std::uint32_t b = 0; b < res; ++b) {
-      if (in[b] != pattern(i, c.rx_bytes + b)) ++mismatched_bytes_;
-    }
+    mismatched_bytes_ += count_echo_mismatches(in, static_cast<std::size_t>(res), i, c.rx_bytes);
     c.rx_bytes += res;
     bytes_verified_ += res;
     const int phase = env_.phase->load(std::memory_order_relaxed);
