@@ -91,6 +91,12 @@ class Workload {
   // posted, or -1 when nothing is in flight.
   virtual bool pumps(unsigned /*worker*/) const { return false; }
   virtual int pump(unsigned /*worker*/, unsigned /*wait_us*/) { return -1; }
+  // Richter's ThreadHasIoPending for a self-sizing pool: whether worker `index` has I/O of its
+  // own outstanding, which its exit would cancel. No workload's worker has: on Linux the
+  // completion thread is the only submitter, and on Windows the I/O a worker issues is on
+  // handles associated with a completion port, which Windows does not cancel when the issuing
+  // thread exits (thread-agnostic I/O, since Vista).
+  virtual bool worker_has_io_pending(unsigned /*worker*/) const { return false; }
   // For the watchdog's report when a run stops making progress (any thread, while running):
   // what the workload has in flight, e.g. "32 file I/Os in flight in the completion source".
   virtual std::string stall_report() const { return {}; }

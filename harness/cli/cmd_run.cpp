@@ -35,6 +35,16 @@ sweep::CountSpec parse_spec(const std::string& text, bool allow_zero, const char
   return *spec;
 }
 
+sweep::PoolSpec parse_pool(const std::string& text) {
+  std::string reason;
+  if (text.find(',') != std::string::npos) {
+    throw BadInput{"--pool", "run takes one value (lists are for sweep)"};
+  }
+  auto spec = sweep::parse_pool_spec(text, &reason);
+  if (!spec) throw BadInput{"--pool", reason};
+  return *spec;
+}
+
 }  // namespace
 
 CommandBody add_run_command(CLI::App& app) {
@@ -67,7 +77,9 @@ CommandBody add_run_command(CLI::App& app) {
                    "the port's concurrency value: an integer, 0 (port default = logical CPUs), "
                    "or N-relative (N, 2N, 2N+2)")
       ->capture_default_str();
-  command->add_option("--pool", o->pool, "worker threads: an integer or N-relative (N, 2N, 2N+2)")
+  command->add_option("--pool", o->pool, "worker threads: an integer or N-relative (N, 2N, 2N+2), or 'auto' / "
+                      "auto:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]]: Richter's self-sizing pool "
+                      "(default auto:N:4N:75:90:100)")
       ->capture_default_str();
   command
       ->add_option("--blocking", o->blocking,
@@ -100,7 +112,7 @@ CommandBody add_run_command(CLI::App& app) {
     const unsigned n = platform::logical_cpus();
     spec.concurrency = parse_spec(o->concurrency, true, "--concurrency");
     spec.concurrency_value = spec.concurrency.resolve(n);
-    spec.pool = parse_spec(o->pool, false, "--pool");
+    spec.pool = parse_pool(o->pool);
     spec.pool_value = spec.pool.resolve(n);
     spec.blocking_ratio = parse_number_flag(o->blocking, "--blocking");
     spec.blocking_kind = o->blocking_kind;
@@ -145,8 +157,15 @@ CommandBody add_run_command(CLI::App& app) {
                 << " cs/kop, p50 "
                 << r.latency.p50 << " us, p99 " << r.latency.p99 << " us, queue p50 "
                 << r.queue_delay.p50 << " us, blocked " << r.achieved_blocking_ratio << ", errors "
-                << r.errors << '\n';
-      std::cout << std::defaultfloat;
+                << r.errors;
+      if (!r.pool_sizing.is_null()) {
+        const nlohmann::json& w = r.pool_sizing["window"];
+        std::cout << ", threads mean " << std::setprecision(1) << w["mean_threads"].get<double>()
+                  << " (" << w["min_threads"].get<unsigned>() << ".."
+                  << w["max_threads"].get<unsigned>() << "), grew " << r.pool_sizing["grows"]
+                  << " shrank " << r.pool_sizing["shrinks"];
+      }
+      std::cout << '\n' << std::defaultfloat;
     }
     if (!o->json.empty()) {
       nlohmann::json sweep = {{"command", "run"},

@@ -36,7 +36,7 @@ tune::Candidate candidate_of(const Trial& trial, unsigned logical_cpus) {
   tune::Candidate c;
   c.concurrency = trial.spec.concurrency;
   c.concurrency_value = trial.spec.concurrency_value == 0 ? logical_cpus : trial.spec.concurrency_value;
-  c.pool = trial.spec.pool;
+  c.pool = trial.spec.pool.fixed;  // the tuner tries fixed pools only
   c.pool_value = trial.spec.pool_value;
   std::vector<double> throughput, switches;
   for (const auto& r : trial.runs) {

@@ -24,7 +24,9 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
   add("--dispatch", f.dispatch, for_tune ? "shared (one port) or per-thread (each worker its own port, concurrency 1) (default shared)" : "dispatch models, comma-separated: shared (one port), per-thread (each worker its own port, concurrency 1) (default shared)");
   if (!for_tune) {
     add("--concurrency", f.concurrency, "concurrency values (default 0,N,2N; 0 = port default)");
-    add("--pool", f.pool, "pool sizes (default N,2N,2N+2)");
+    add("--pool", f.pool,
+        "pool sizes (default N,2N,2N+2); 'auto' or auto:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]] "
+        "is Richter's self-sizing pool (default auto:N:4N:75:90:100)");
   }
   add("--blocking", f.blocking, for_tune ? "the blocking ratio b in [0,1)" : "blocking ratios in [0,1) (default 0,0.25,0.5,0.75)");
   add("--blocking-kind", f.blocking_kind, "sleep (timer) or io (synchronous direct reads) (default sleep)");
@@ -78,7 +80,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick) {
   if (!f.port.empty()) grid.ports = sweep::parse_port_list(f.port, "--port");
   if (!f.dispatch.empty()) grid.dispatch = sweep::parse_dispatch_list(f.dispatch, "--dispatch");
   if (!f.concurrency.empty()) grid.concurrency = sweep::parse_count_list(f.concurrency, true, "--concurrency");
-  if (!f.pool.empty()) grid.pool = sweep::parse_count_list(f.pool, false, "--pool");
+  if (!f.pool.empty()) grid.pool = sweep::parse_pool_list(f.pool, "--pool");
   if (!f.blocking.empty()) grid.blocking = sweep::parse_ratio_list(f.blocking, "--blocking");
   if (!f.blocking_kind.empty()) grid.blocking_kind = f.blocking_kind;
   if (!f.work_us.empty()) grid.work_us = parse_number_flag(f.work_us, "--work-us");

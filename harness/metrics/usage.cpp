@@ -59,9 +59,24 @@ void RoleRegistry::enrol(Role role) {
   threads_.emplace_back(role, handle);
 }
 
+void RoleRegistry::retire() {
+  const ThreadHandle self = current_thread_handle();
+  Usage usage;
+  // The same counters sample() reads, so a retired thread's sums continue its samples.
+  const bool sampled = sample_thread(self, usage);
+  std::lock_guard lock(mutex_);
+  for (auto it = threads_.begin(); it != threads_.end(); ++it) {
+    if (it->second.tid != self.tid || it->second.native != self.native) continue;
+    if (sampled) retired_[static_cast<int>(it->first)] += usage;
+    threads_.erase(it);
+    return;
+  }
+}
+
 RoleRegistry::Snapshot RoleRegistry::sample() const {
   std::lock_guard lock(mutex_);
   Snapshot snapshot;
+  for (int role = 0; role < kRoles; ++role) snapshot.by_role[role] += retired_[role];
   for (const auto& [role, handle] : threads_) {
     Usage usage;
     if (sample_thread(handle, usage)) {

@@ -32,6 +32,9 @@ Usage& operator+=(Usage& a, const Usage& b);
 
 // The whole process (on Linux exited threads included; on Windows the live threads).
 Usage process_usage();
+// The process's CPU time (user + system, every thread), cheaper than process_usage(): no
+// context-switch counts.
+double process_cpu_seconds();
 // How this OS counts, for the results.
 const char* usage_method();
 // Why this OS's context-switch counts cannot be trusted here (under Wine every thread's
@@ -61,6 +64,10 @@ inline constexpr int kRoles = 3;
 class RoleRegistry {
  public:
   void enrol(Role role);  // the calling thread
+  // The calling thread is about to exit (a self-sizing pool's thread leaving mid-run): its
+  // counts so far stay in its role's sums (sample() adds every retired thread), so a window
+  // keeps the switches of a thread that left during it.
+  void retire();
   // Per-role sums over the enrolled threads; threads that could not be sampled are counted.
   struct Snapshot {
     Usage by_role[kRoles];
@@ -73,6 +80,7 @@ class RoleRegistry {
  private:
   mutable std::mutex mutex_;
   std::vector<std::pair<Role, ThreadHandle>> threads_;
+  Usage retired_[kRoles];
 };
 
 }  // namespace iocpbench::metrics

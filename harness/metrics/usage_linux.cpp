@@ -52,6 +52,12 @@ std::optional<std::string> context_switches_unavailable() {
   return std::nullopt;
 }
 
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
 Usage process_usage() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);

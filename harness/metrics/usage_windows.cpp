@@ -118,6 +118,12 @@ std::optional<std::string> context_switches_unavailable() {
   return std::nullopt;
 }
 
+double process_cpu_seconds() {
+  FILETIME created, exited, kernel, user;
+  if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user)) return 0;
+  return seconds_of(user) + seconds_of(kernel);
+}
+
 Usage process_usage() {
   Usage u;
   FILETIME created, exited, kernel, user;

@@ -1,6 +1,8 @@
 #include "run/pool.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "metrics/clock.hpp"
 #include "platform/platform.hpp"
@@ -14,7 +16,7 @@ using workloads::kStopKey;
 
 Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& workload,
            const HandlerSpec& handler, unsigned threads, metrics::RoleRegistry& roles,
-           const std::atomic<int>& phase)
+           const std::atomic<int>& phase, std::optional<PoolSizing> sizing)
     : ports_(std::move(ports)),
       workload_(workload),
       handler_(handler),
@@ -22,28 +24,107 @@ Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& worklo
       block_ns_target_(static_cast<std::uint64_t>(std::llround(handler.block_us() * 1e3))),
       roles_(roles),
       phase_(phase),
-      stats_(threads) {}
+      stats_(sizing ? sizing->max_threads : threads),
+      sizing_(sizing),
+      cpu_(platform::logical_cpus()),
+      threads_(stats_.size()),
+      occupied_(stats_.size(), false) {
+  timeline_.events.reserve(sizing ? PoolTimeline::kMaxEvents : 1);
+  if (sizing && (ports_.size() != 1 || sizing->min_threads < 1 ||
+                 sizing->min_threads > sizing->max_threads)) {
+    throw std::invalid_argument("a self-sizing pool needs one shared port and 1 <= min <= max");
+  }
+}
 
 Pool::~Pool() {
   stop();
 }
 
 void Pool::start() {
-  threads_.reserve(stats_.size());
-  for (unsigned i = 0; i < stats_.size(); ++i) threads_.emplace_back([this, i] { worker(i); });
-  while (enrolled_.load(std::memory_order_acquire) < stats_.size()) std::this_thread::yield();
+  const unsigned initial = sizing_ ? sizing_->min_threads : size();
+  if (board_ != nullptr) {
+    for (unsigned i = initial; i < size(); ++i) board_->at(i, ProgressBoard::kExited);
+  }
+  {
+    std::lock_guard lock(sizing_mutex_);
+    for (unsigned i = 0; i < initial; ++i) spawn_locked();
+    record_size_locked(metrics::now_ns());
+  }
+  while (enrolled_.load(std::memory_order_acquire) < initial) std::this_thread::yield();
 }
 
 void Pool::stop() {
   if (stopped_) return;
   stopped_ = true;
-  for (std::size_t i = 0; i < threads_.size(); ++i) {
+  unsigned in_pool = 0;
+  {
+    // From here on the pool neither grows nor shrinks: the threads counted now are the ones
+    // that take the stop packets, one each.
+    std::lock_guard lock(sizing_mutex_);
+    stopping_ = true;
+    in_pool = current_.load(std::memory_order_relaxed);
+  }
+  for (unsigned i = 0; i < in_pool; ++i) {
     port::Packet stop;
     stop.key = kStopKey;
     // false only if the port is closed, and then every remove fails
     ports_[ports_.size() == 1 ? 0 : i]->post(stop);
   }
-  for (auto& thread : threads_) thread.join();
+  for (auto& thread : threads_) {
+    if (thread.joinable()) thread.join();
+  }
+}
+
+PoolTimeline Pool::timeline() const {
+  std::lock_guard lock(sizing_mutex_);
+  return timeline_;
+}
+
+bool Pool::spawn_locked() {
+  if (stopping_ || current_.load(std::memory_order_relaxed) >= size()) return false;
+  unsigned slot = 0;
+  while (occupied_[slot]) ++slot;  // a free slot exists: fewer threads than slots
+  // Its last thread has left the loop (it gave the slot up under this mutex) and only has
+  // its exit left, which takes no lock of ours.
+  if (threads_[slot].joinable()) threads_[slot].join();
+  occupied_[slot] = true;
+  current_.fetch_add(1, std::memory_order_relaxed);
+  // Richter: a thread enters the pool busy and goes idle when it first waits.
+  busy_.fetch_add(1, std::memory_order_relaxed);
+  threads_[slot] = std::thread([this, slot] { worker(slot); });
+  return true;
+}
+
+void Pool::record_size_locked(std::uint64_t now_ns) {
+  // Threads read the clock before taking the mutex, so keep the events in time order.
+  if (!timeline_.events.empty()) now_ns = std::max(now_ns, timeline_.events.back().t_ns);
+  const PoolTimeline::Event event{now_ns, current_.load(std::memory_order_relaxed)};
+  if (timeline_.events.size() < PoolTimeline::kMaxEvents) {
+    timeline_.events.push_back(event);
+  } else {
+    timeline_.events.back() = event;  // full: the last entry stays the current size
+    ++timeline_.dropped;
+  }
+}
+
+void Pool::maybe_grow(std::uint64_t now_ns) {
+  std::lock_guard lock(sizing_mutex_);
+  if (busy_.load(std::memory_order_relaxed) < current_.load(std::memory_order_relaxed)) return;
+  if (spawn_locked()) {
+    ++timeline_.grows;
+    record_size_locked(now_ns);
+  }
+}
+
+bool Pool::try_leave(unsigned slot, std::uint64_t now_ns) {
+  std::lock_guard lock(sizing_mutex_);
+  if (stopping_ || current_.load(std::memory_order_relaxed) <= sizing_->min_threads) return false;
+  occupied_[slot] = false;
+  current_.fetch_sub(1, std::memory_order_relaxed);
+  busy_.fetch_sub(1, std::memory_order_relaxed);
+  ++timeline_.shrinks;
+  record_size_locked(now_ns);
+  return true;
 }
 
 void Pool::block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer) {
@@ -78,13 +159,35 @@ void Pool::worker(unsigned index) {
   enrolled_.fetch_add(1, std::memory_order_release);
 
   port::CompletionPort& port = *ports_[ports_.size() == 1 ? 0 : index];
+  const bool sizes = sizing_.has_value();
+  const port::Timeout wait = sizes ? port::Timeout{sizing_->idle_timeout_ms} : port::kInfinite;
+  bool left = false;  // left a self-sizing pool (rather than taking a stop packet)
   const bool timed = handler_.metrics;
   // Per-thread ports where the worker reaps its own ring: take what its port holds, and when
   // it is empty pump the ring (which posts into this port), so no other thread is involved.
   const bool pumps = ports_.size() > 1 && workload_.pumps(index);
   for (;;) {
     port::Packet packet;
-    port::RemoveStatus status = port.remove(packet, pumps ? port::Timeout{0} : port::kInfinite);
+    if (sizes) busy_.fetch_sub(1, std::memory_order_relaxed);
+    port::RemoveStatus status = port.remove(packet, pumps ? port::Timeout{0} : wait);
+    if (sizes) {
+      // Richter's thread function, step by step: busy again; if every thread is busy, add one
+      // (under the maximum and while CPU use is low); an idle timeout with no I/O of its own
+      // outstanding leaves the pool (over the minimum).
+      const unsigned busy = busy_.fetch_add(1, std::memory_order_relaxed) + 1;
+      const std::uint64_t now = metrics::now_ns();
+      if (busy >= current_.load(std::memory_order_relaxed) && busy < size() &&
+          cpu_.percent(now) < sizing_->grow_below_cpu_pct) {
+        maybe_grow(now);
+      }
+      if (status == port::RemoveStatus::timeout) {
+        if (!workload_.worker_has_io_pending(index) && try_leave(index, now)) {
+          left = true;
+          break;
+        }
+        continue;
+      }
+    }
     if (pumps && status == port::RemoveStatus::timeout) {
       const int posted = workload_.pump(index, 2000);
       if (posted > 0) continue;
@@ -148,9 +251,19 @@ void Pool::worker(unsigned index) {
     }
     workload_.after_handler(packet, c, t_done, context);
     if (board_ != nullptr) board_->at(index, ProgressBoard::kInPort);
+    if (sizes) {
+      const std::uint64_t now = timed || works ? t_done : metrics::now_ns();
+      if (cpu_.percent(now) > sizing_->shrink_above_cpu_pct &&
+          !workload_.worker_has_io_pending(index) && try_leave(index, now)) {
+        left = true;
+        break;
+      }
+    }
   }
   if (board_ != nullptr) board_->at(index, ProgressBoard::kExited);
   free_block(buffer);
+  // A thread leaving mid-run keeps its context switches in its role's sums.
+  if (left) roles_.retire();
 }
 
 }  // namespace iocpbench::run

@@ -8,17 +8,27 @@
 // resubmits. Shutdown: one stop packet per thread, and a thread that takes a stop packet never
 // removes again, so each thread takes exactly one (with LIFO wake-ups a thread that looped back
 // could otherwise take a second one meant for another, leaving that one blocked forever).
+//
+// A self-sizing pool (PoolSizing, Richter's heuristic; the `auto` pool spec) moves between its
+// minimum and maximum while it runs. Threads live in `max` slots; a slot's WorkerStats and
+// progress-board entry carry on across the threads that occupy it in turn. Every change of size
+// happens under one mutex, and once stop() has begun none happens: the threads counted then are
+// exactly the ones that take the stop packets.
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "metrics/cpu_meter.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
 #include "port/completion_port.hpp"
 #include "run/cpu_work.hpp"
+#include "run/pool_timeline.hpp"
 #include "run/watchdog.hpp"
 #include "workloads/workload.hpp"
 
@@ -61,27 +71,39 @@ struct alignas(64) WorkerStats {
 class Pool {
  public:
   // `ports`: one port shared by the pool, or one per thread (the per-thread-port model: worker
-  // i only ever removes from ports[i], and takes its stop packet there).
+  // i only ever removes from ports[i], and takes its stop packet there). `sizing`: a
+  // self-sizing pool of up to sizing->max_threads (then `threads` is ignored; one shared port).
   Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& workload,
        const HandlerSpec& handler, unsigned threads, metrics::RoleRegistry& roles,
-       const std::atomic<int>& phase);
+       const std::atomic<int>& phase, std::optional<PoolSizing> sizing = std::nullopt);
   ~Pool();
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
 
-  // Starts the threads and returns once every one of them has enrolled (and so can be
-  // sampled).
+  // Starts the threads (a self-sizing pool: its minimum) and returns once every one of them
+  // has enrolled (and so can be sampled).
   void start();
   // Posts one stop packet per thread and joins them all. Idempotent.
   void stop();
   const std::vector<WorkerStats>& stats() const { return stats_; }
   // Before start(): each worker reports its packets and where it is (the watchdog's view).
   void set_progress_board(ProgressBoard* board) { board_ = board; }
+  // Slots: the threads of a fixed pool, a self-sizing pool's maximum.
   unsigned size() const { return static_cast<unsigned>(stats_.size()); }
+  // Threads in the pool now.
+  unsigned threads() const { return current_.load(std::memory_order_relaxed); }
+  // A copy of the size's history (a fixed pool: its one start entry).
+  PoolTimeline timeline() const;
 
  private:
   void worker(unsigned index);
   void block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer);
+  // Under sizing_mutex_: occupies a free slot with a new thread. False when stopping or full.
+  bool spawn_locked();
+  // Richter's rules; each takes sizing_mutex_ and changes the size at most by one.
+  void maybe_grow(std::uint64_t now_ns);
+  bool try_leave(unsigned slot, std::uint64_t now_ns);
+  void record_size_locked(std::uint64_t now_ns);
 
   std::vector<port::CompletionPort*> ports_;
   workloads::Workload& workload_;
@@ -92,7 +114,19 @@ class Pool {
   const std::atomic<int>& phase_;
   std::vector<WorkerStats> stats_;
   ProgressBoard* board_ = nullptr;
+  std::optional<PoolSizing> sizing_;
+  metrics::CpuMeter cpu_;
+
+  // Guarded by sizing_mutex_: the slots' threads and which hold a thread still in the pool.
+  mutable std::mutex sizing_mutex_;
   std::vector<std::thread> threads_;
+  std::vector<bool> occupied_;
+  bool stopping_ = false;
+  PoolTimeline timeline_;
+  // Written under sizing_mutex_, read without it on the hot path (Richter's interlocked counts).
+  std::atomic<unsigned> current_{0};
+  alignas(64) std::atomic<unsigned> busy_{0};
+
   std::atomic<unsigned> enrolled_{0};
   bool stopped_ = false;
 };

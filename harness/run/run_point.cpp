@@ -97,6 +97,18 @@ void validate_point(const PointSpec& spec) {
                                  "' is not available in this build on this OS"};
   }
   if (spec.pool_value < 1) throw BadInput{"--pool", "must be at least 1 thread"};
+  if (spec.pool.is_auto()) {
+    const unsigned n = platform::logical_cpus();
+    if (spec.pool.resolve_min(n) > spec.pool.resolve(n)) {
+      throw BadInput{"--pool", "'" + spec.pool.text + "': the minimum (" +
+                                   std::to_string(spec.pool.resolve_min(n)) +
+                                   ") is larger than the maximum (" +
+                                   std::to_string(spec.pool.resolve(n)) + ") on this machine"};
+    }
+    if (spec.dispatch != "shared") {
+      throw BadInput{"--pool", "auto (a self-sizing pool) needs --dispatch shared"};
+    }
+  }
   if (spec.pool_value > 4096) throw BadInput{"--pool", "more than 4096 threads"};
   if (spec.concurrency_value > 4096) throw BadInput{"--concurrency", "larger than 4096"};
   if (!std::isfinite(spec.blocking_ratio) || spec.blocking_ratio < 0 || spec.blocking_ratio >= 1) {
@@ -205,7 +217,12 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   std::uint64_t t0 = 0, t1 = 0;
   {
     ProgressBoard board(spec.pool_value);
-    Pool pool(ports, *workload, handler, spec.pool_value, roles, phase);
+    std::optional<PoolSizing> sizing;
+    if (const auto& a = spec.pool.autosize) {
+      sizing = PoolSizing{spec.pool.resolve_min(result.logical_cpus), spec.pool_value,
+                          a->grow_below_cpu_pct, a->shrink_above_cpu_pct, a->idle_timeout_ms};
+    }
+    Pool pool(ports, *workload, handler, spec.pool_value, roles, phase, sizing);
     pool.set_progress_board(&board);
     PhaseGuard guard{phase};
     pool.start();
@@ -235,6 +252,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
 
     result.drained = workload->drain(Clock::now() + std::chrono::seconds(5));
     pool.stop();
+    if (sizing) result.pool_sizing = pool_sizing_json(*sizing, pool.timeline(), t0, t1);
     for (auto* p : ports) result.left_in_port += p->depth().value_or(0);
 
     // Everything the workers measured.
@@ -402,9 +420,28 @@ nlohmann::json run_to_json(const RunResult& r) {
       {"unsampled_threads", r.unsampled_threads},
       {"interrupted", r.interrupted},
   };
+  if (!r.pool_sizing.is_null()) run["pool_sizing"] = r.pool_sizing;
   metrics::mark_unavailable_switches(run);  // null, never 0, where the OS cannot count (Wine)
   return run;
 }
+
+namespace {
+
+// {spec, value}, and for an auto pool its settings on this machine (value: the maximum).
+nlohmann::json pool_json(const PointSpec& spec) {
+  nlohmann::json pool = {{"spec", spec.pool.text}, {"value", spec.pool_value}};
+  if (const auto& a = spec.pool.autosize) {
+    const unsigned n = platform::logical_cpus();
+    pool["auto"] = {{"min", {{"spec", a->min.text}, {"value", a->min.resolve(n)}}},
+                    {"max", {{"spec", a->max.text}, {"value", a->max.resolve(n)}}},
+                    {"grow_below_cpu_pct", a->grow_below_cpu_pct},
+                    {"shrink_above_cpu_pct", a->shrink_above_cpu_pct},
+                    {"idle_timeout_ms", a->idle_timeout_ms}};
+  }
+  return pool;
+}
+
+}  // namespace
 
 nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>& runs) {
   const workloads::WorkloadParams params =
@@ -419,7 +456,7 @@ nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>
           {"dispatch", spec.dispatch},
           {"metrics", spec.metrics},
           {"concurrency", {{"spec", spec.concurrency.text}, {"value", spec.concurrency_value}}},
-          {"pool", {{"spec", spec.pool.text}, {"value", spec.pool_value}}},
+          {"pool", pool_json(spec)},
           {"blocking", {{"ratio", spec.blocking_ratio}, {"kind", spec.blocking_kind}}},
           {"work_us", spec.work_us},
           {"duration_s", spec.duration_s},

@@ -20,6 +20,7 @@
 #include "metrics/usage.hpp"
 #include "port/completion_port.hpp"
 #include "sweep/count_spec.hpp"
+#include "sweep/pool_spec.hpp"
 
 namespace iocpbench::workloads {
 class Workload;
@@ -33,8 +34,9 @@ struct PointSpec {
   port::Backend port = port::default_backend();
   sweep::CountSpec concurrency{"0", 0, 0};  // "0" = the port default (logical CPUs)
   unsigned concurrency_value = 0;           // concurrency.resolve(N); 0 = port default
-  sweep::CountSpec pool{"2N", 2, 0};
-  unsigned pool_value = 0;              // pool.resolve(N), at least 1
+  // A fixed pool, or "auto": Richter's self-sizing pool (sweep/pool_spec.hpp).
+  sweep::PoolSpec pool{sweep::CountSpec{"2N", 2, 0}};
+  unsigned pool_value = 0;  // pool.resolve(N), at least 1 (an auto pool: its maximum)
   double blocking_ratio = 0;            // b in [0, 1)
   std::string blocking_kind = "sleep";  // sleep | io
   double work_us = 0;
@@ -79,7 +81,8 @@ struct RunResult {
   std::string latency_source;        // what end-to-end means for this workload
   PortCounterDelta port_counters;
   unsigned effective_concurrency = 0;
-  std::vector<double> thread_shares;  // sorted descending
+  std::vector<double> thread_shares;  // sorted descending (per slot for an auto pool)
+  nlohmann::json pool_sizing;         // an auto pool's sizes over time (pool_sizing_json)
   double achieved_blocking_ratio = 0;
   double achieved_outstanding = 0;
   std::uint64_t block_reads = 0;

@@ -45,7 +45,7 @@ std::string ratio_text(double ratio) {
 Grid default_grid() {
   Grid grid;
   grid.concurrency = specs({"0", "N", "2N"}, true);
-  grid.pool = specs({"N", "2N", "2N+2"}, false);
+  for (const auto& p : specs({"N", "2N", "2N+2"}, false)) grid.pool.emplace_back(p);
   return grid;
 }
 
@@ -66,6 +66,18 @@ std::vector<CountSpec> parse_count_list(const std::string& text, bool allow_zero
   for (const auto& item : split(text)) {
     std::string reason;
     auto spec = parse_count_spec(item, allow_zero, &reason);
+    if (!spec) throw BadInput{flag, reason};
+    out.push_back(*spec);
+  }
+  if (out.empty()) throw BadInput{flag, "empty list"};
+  return out;
+}
+
+std::vector<PoolSpec> parse_pool_list(const std::string& text, const std::string& flag) {
+  std::vector<PoolSpec> out;
+  for (const auto& item : split(text)) {
+    std::string reason;
+    auto spec = parse_pool_spec(trim(item), &reason);
     if (!spec) throw BadInput{flag, reason};
     out.push_back(*spec);
   }
@@ -215,7 +227,7 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
     if (j.contains("ports")) grid.ports = parse_port_list(list_text("ports"), flag);
     if (j.contains("concurrency")) grid.concurrency = parse_count_list(list_text("concurrency"), true, flag);
     if (j.contains("dispatch")) grid.dispatch = parse_dispatch_list(list_text("dispatch"), flag);
-    if (j.contains("pool")) grid.pool = parse_count_list(list_text("pool"), false, flag);
+    if (j.contains("pool")) grid.pool = parse_pool_list(list_text("pool"), flag);
     if (j.contains("blocking")) grid.blocking = parse_ratio_list(list_text("blocking"), flag);
     if (j.contains("blocking_kind")) grid.blocking_kind = j.at("blocking_kind").get<std::string>();
     if (j.contains("work_us")) grid.work_us = j.at("work_us").get<double>();

@@ -13,6 +13,7 @@
 #include "port/completion_port.hpp"
 #include "run/run_point.hpp"
 #include "sweep/count_spec.hpp"
+#include "sweep/pool_spec.hpp"
 
 namespace iocpbench::sweep {
 
@@ -23,7 +24,7 @@ struct Grid {
   // the concurrency axis collapses to "1" for it).
   std::vector<std::string> dispatch{"shared"};
   std::vector<CountSpec> concurrency;  // default 0, N, 2N
-  std::vector<CountSpec> pool;         // default N, 2N, 2N+2
+  std::vector<PoolSpec> pool;          // default N, 2N, 2N+2; "auto..." a self-sizing pool
   std::vector<double> blocking{0, 0.25, 0.5, 0.75};
   std::string blocking_kind = "sleep";
   double work_us = 20;
@@ -43,6 +44,8 @@ Grid quick_grid();
 // Comma-separated lists; throw cli::BadInput naming `flag`.
 std::vector<CountSpec> parse_count_list(const std::string& text, bool allow_zero,
                                         const std::string& flag);
+// Pool specs: counts and "auto[:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]]]".
+std::vector<PoolSpec> parse_pool_list(const std::string& text, const std::string& flag);
 std::vector<double> parse_ratio_list(const std::string& text, const std::string& flag);
 std::vector<std::string> parse_workload_list(const std::string& text, const std::string& flag);
 std::vector<port::Backend> parse_port_list(const std::string& text, const std::string& flag);

@@ -22,7 +22,7 @@ nlohmann::json summary_at(const nlohmann::json& runs, const char* pointer) {
 nlohmann::json summarize_runs(const nlohmann::json& runs) {
   std::uint64_t errors = 0;
   for (const auto& run : runs) errors += run.value("errors", std::uint64_t{0});
-  return {
+  nlohmann::json summary = {
       {"throughput_ops_per_s", summary_at(runs, "/throughput_ops_per_s")},
       {"bytes_per_s", summary_at(runs, "/bytes_per_s")},
       {"context_switches_per_kop", summary_at(runs, "/context_switches_per_kop")},
@@ -33,6 +33,14 @@ nlohmann::json summarize_runs(const nlohmann::json& runs) {
       {"cpu_utilisation", summary_at(runs, "/cpu/utilisation")},
       {"errors", errors},
   };
+  // A self-sizing pool: the threads it ran with (time-weighted over each run's window).
+  const nlohmann::json::json_pointer mean_threads("/pool_sizing/window/mean_threads");
+  for (const auto& run : runs) {
+    if (!run.contains(mean_threads)) continue;
+    summary["pool_mean_threads"] = summary_at(runs, "/pool_sizing/window/mean_threads");
+    break;
+  }
+  return summary;
 }
 
 }  // namespace iocpbench::sweep

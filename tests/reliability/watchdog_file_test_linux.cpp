@@ -28,7 +28,7 @@ TEST(WatchdogRun, FileWorkloadReportNamesTheCompletionSource) {
                           {"outstanding", 8}};
   spec.concurrency = {"2", 0, 2};
   spec.concurrency_value = 2;
-  spec.pool = {"4", 0, 4};
+  spec.pool = iocpbench::sweep::CountSpec{"4", 0, 4};
   spec.pool_value = 4;
   spec.duration_s = 60;
   spec.warmup_s = 0.05;

@@ -83,7 +83,7 @@ PointSpec post_spec() {
   spec.workload_params = {{"posters", 0}, {"in_flight", 8}};  // closed loop: the pool re-posts
   spec.concurrency = {"2", 0, 2};
   spec.concurrency_value = 2;
-  spec.pool = {"4", 0, 4};
+  spec.pool = iocpbench::sweep::CountSpec{"4", 0, 4};
   spec.pool_value = 4;
   spec.duration_s = 60;  // the stall ends the run long before
   spec.warmup_s = 0.05;

@@ -27,7 +27,7 @@ PointSpec spec_for(Backend port, const std::string& workload, nlohmann::json par
   spec.port = port;
   spec.concurrency = {"2", 0, 2};
   spec.concurrency_value = 2;
-  spec.pool = {"3", 0, 3};
+  spec.pool = iocpbench::sweep::CountSpec{"3", 0, 3};
   spec.pool_value = 3;
   spec.duration_s = 0.3;
   spec.warmup_s = 0.1;

@@ -1,0 +1,56 @@
+#pragma once
+// A self-sizing pool's settings and the record of its size over time, with the summary of a
+// measured window that the results carry (run_to_json's "pool_sizing").
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace iocpbench::run {
+
+// Richter's self-sizing pool (seeds: "how many threads in the pool"). Per packet, a thread that
+// finds every pool thread busy adds one while the pool is under `max_threads` and process CPU use
+// is under `grow_below_cpu_pct`; a thread whose wait times out after `idle_timeout_ms`, with no
+// I/O of its own outstanding, leaves while the pool is over `min_threads`, and so does one that
+// finishes a packet while CPU use is over `shrink_above_cpu_pct`.
+struct PoolSizing {
+  unsigned min_threads = 1;
+  unsigned max_threads = 1;
+  double grow_below_cpu_pct = 75;
+  double shrink_above_cpu_pct = 90;
+  unsigned idle_timeout_ms = 100;
+};
+
+// The pool's size over time: one entry per change (and the start), at most kMaxEvents; once
+// full, the last entry is overwritten, so it is always the latest size.
+struct PoolTimeline {
+  static constexpr std::size_t kMaxEvents = 1024;
+  struct Event {
+    std::uint64_t t_ns = 0;  // metrics::now_ns()
+    unsigned threads = 0;
+  };
+  std::vector<Event> events;
+  std::uint64_t dropped = 0;  // changes that overwrote the last entry
+  std::uint64_t grows = 0, shrinks = 0;
+};
+
+struct PoolWindowSummary {
+  unsigned threads_at_start = 0;  // the size when the window opened
+  unsigned threads_at_end = 0;
+  unsigned min_threads = 0;  // the smallest and largest size during the window
+  unsigned max_threads = 0;
+  double mean_threads = 0;  // time-weighted over the window
+};
+
+// The size over [t0_ns, t1_ns] from the events (sorted by time; the first is the start).
+PoolWindowSummary summarize_window(const PoolTimeline& timeline, std::uint64_t t0_ns,
+                                   std::uint64_t t1_ns);
+
+// "pool_sizing" of a run: the settings, the window's summary, grows and shrinks over the whole
+// run, and the timeline as [ms from the window's start (negative: warm-up), threads] pairs.
+nlohmann::json pool_sizing_json(const PoolSizing& sizing, const PoolTimeline& timeline,
+                                std::uint64_t t0_ns, std::uint64_t t1_ns);
+
+}  // namespace iocpbench::run
