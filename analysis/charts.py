@@ -3,6 +3,8 @@
 Builders take points and return a matplotlib Figure, or raise SkipChart with the reason when
 the file lacks what the chart needs (optional fields, a single blocking ratio, ...): the
 caller notes the reason on stderr and goes on, so one missing field never costs the others.
+A chart about something a family does not have at all (the auto pool's size, for fixed pools)
+raises NotApplicable instead, and is left out without a note.
 Figures are made with matplotlib.figure.Figure directly, not pyplot, so no global state is
 kept between charts and no display is ever needed.
 """
@@ -23,7 +25,7 @@ matplotlib.use("Agg")  # before anything pulls in pyplot: headless CI has no dis
 
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter  # noqa: E402
 
 from . import grid  # noqa: E402
 from .compare import CompareReport, fmt_value  # noqa: E402
@@ -35,6 +37,11 @@ COLS_MAX = 3
 
 class SkipChart(Exception):
     """The data for a chart is missing; the message says what."""
+
+
+class NotApplicable(SkipChart):
+    """The chart is about something the family does not have (the auto pool's size, for a
+    family of fixed pools): skipped without a note, because nothing is missing."""
 
 
 @dataclass(frozen=True)
@@ -281,12 +288,114 @@ def lifo_signature(points: Points, title: str) -> Figure:
     return fig
 
 
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def pool_timeline(run: dict[str, Any]) -> tuple[list[float], list[int]] | None:
+    """A run's auto pool size as step points (ms from the measured window's start, threads),
+    carried on to the window's end at seconds*1000. Changes after that end (while the run
+    stops and its threads are woken to leave) are left out: they are not part of what was
+    measured. Without a timeline, the window's starting size; None when the run has neither."""
+    sizing = run.get("pool_sizing")
+    if not isinstance(sizing, dict):
+        return None
+    seconds = run.get("seconds")
+    end = float(seconds) * 1000 if _number(seconds) else None
+    xs: list[float] = []
+    ys: list[int] = []
+    timeline = sizing.get("timeline_ms_threads")
+    for item in timeline if isinstance(timeline, list) else []:
+        if not (isinstance(item, list) and len(item) == 2 and _number(item[0]) and _number(item[1])):
+            continue
+        if end is not None and item[0] > end:
+            continue
+        xs.append(float(item[0]))
+        ys.append(int(item[1]))
+    if not xs:
+        window = sizing.get("window")
+        start = window.get("threads_at_start") if isinstance(window, dict) else None
+        if not _number(start):
+            return None
+        xs, ys = [0.0], [int(start)]
+    if end is not None and end > xs[-1]:
+        xs.append(end)
+        ys.append(ys[-1])
+    return xs, ys
+
+
+def _fixed_pool_lines(points: Points, conc: str, ratio: float) -> list[tuple[str, int]]:
+    """(label, threads) of the fixed pools measured beside an auto point: the sizes the auto
+    pool can be read against."""
+    fixed = [p for p in grid.select(points, concurrency=conc, ratio=ratio) if not grid.is_auto_point(p)]
+    specs = grid.spec_axis(fixed, "pool")
+    return [(grid.spec_value_label(fixed, "pool", s), int(grid.select(fixed, pool=s)[0]["pool"]["value"]))
+            for s in specs]
+
+
+def pool_size(points: Points, title: str) -> Figure:
+    """Worker threads of the self-sizing (auto) pool over time, a step line per run, a panel
+    per auto point; warm-up (t < 0) shaded, the pool's min and max dotted, the fixed pools of
+    the same concurrency and blocking ratio dashed."""
+    autos = [p for p in points if grid.is_auto_point(p)]
+    if not autos:
+        raise NotApplicable("no auto pools")
+    panels = [grid.select(autos, concurrency=c, pool=pool, ratio=r)[0]
+              for c in grid.spec_axis(autos, "concurrency") for pool in grid.spec_axis(autos, "pool")
+              for r in grid.ratios(autos) if grid.select(autos, concurrency=c, pool=pool, ratio=r)]
+    fig, axes = _subplots(len(panels), title)
+    drawn = 0
+    for ax, p in zip(axes, panels):
+        conc = grid.normalize_spec(p["concurrency"]["spec"])
+        ratio = round(float(p["blocking"]["ratio"]), 6)
+        head = (f"c={grid.spec_value_text(p['concurrency'])}, pool {grid.spec_value_text(p['pool'])}, "
+                f"blocking ratio {ratio:g}")
+        runs = [r for r in p.get("runs") or [] if isinstance(r, dict)]
+        lines = [(i, r, tl) for i, r in enumerate(runs) if (tl := pool_timeline(r)) is not None]
+        if not lines:
+            ax.set_axis_off()
+            ax.set_title(f"{head}: no pool timeline", fontsize=9)
+            continue
+        drawn += 1
+        for i, run, (xs, ys) in lines:
+            ax.plot(xs, ys, drawstyle="steps-post", lw=1.2, alpha=0.85, color=f"C{i % 10}",
+                    label=f"run {run.get('repetition', i)}")
+        left = min(tl[0][0] for _, _, tl in lines)
+        if left < 0:
+            ax.axvspan(left, 0, color="grey", alpha=0.15, lw=0, label="warm-up")
+        top = max(y for _, _, tl in lines for y in tl[1])
+        bounds = grid.auto_range(p["pool"])
+        if bounds:
+            for k, b in enumerate(bounds):
+                ax.axhline(b, color="grey", ls=":", lw=1, label="auto min / max" if k == 0 else None)
+            top = max(top, bounds[1])
+        for j, (label, threads) in enumerate(_fixed_pool_lines(points, conc, ratio)):
+            ax.axhline(threads, color=f"C{(len(runs) + j) % 10}", ls="--", lw=0.9, label=f"fixed pool {label}")
+            top = max(top, threads)
+        # A full timeline (1024 entries) keeps overwriting its last entry: the changes between
+        # the last two steps are lost, so say so rather than let the line look complete.
+        dropped = sum(int(d) for _, r, _ in lines
+                      if _number(d := r["pool_sizing"].get("timeline_dropped")))
+        ax.set_title(head + (f"\n{dropped} changes not recorded (timeline full)" if dropped else ""),
+                     fontsize=9)
+        ax.set_xlabel("time from the measured window's start (ms)")
+        ax.set_ylabel("worker threads")
+        ax.set_ylim(0, top + 1)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, ncol=2)
+    if not drawn:
+        raise SkipChart("no runs[].pool_sizing in the auto points")
+    return fig
+
+
 BUILDERS: list[tuple[str, str, Callable[[Points, str], Figure]]] = [
     ("heatmap", "throughput heatmap, concurrency x pool", heatmap),
     ("throughput-vs-blocking", "throughput vs blocking ratio", throughput_vs_blocking),
     ("context-switches", "context switches per 1,000 completions vs pool size", context_switches),
     ("latency", "latency percentiles vs pool size", latency),
     ("lifo", "LIFO signature: each thread's share of completions", lifo_signature),
+    ("pool-size", "self-sizing (auto) pool: worker threads over time", pool_size),
 ]
 
 
@@ -298,6 +407,8 @@ def build_family_charts(results: Results, fam: grid.Family, notes: list[str]) ->
         title = f"{head}\n{what}\n{fam.title}"
         try:
             fig = builder(fam.points, title)
+        except NotApplicable:
+            continue
         except SkipChart as why:
             notes.append(f"{results.path}: {fam.slug}: skipped {name} chart: {why}")
             continue

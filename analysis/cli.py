@@ -74,8 +74,9 @@ def charts_parser() -> argparse.ArgumentParser:
         "iocpbench-charts",
         "Draw the charts of iocpbench results files as PNG and SVG: per workload, throughput "
         "heatmaps (concurrency x pool, per blocking ratio), throughput vs blocking ratio, context "
-        "switches per 1,000 completions vs pool size, latency percentiles, and the LIFO "
-        "signature (each thread's share of completions).",
+        "switches per 1,000 completions vs pool size, latency percentiles, the LIFO "
+        "signature (each thread's share of completions) and, where the file has self-sizing "
+        "(auto) pools, their worker threads over time.",
         "Charts a file lacks the data for are skipped with a note on stderr.\n"
         "Exit status: 0 success, 2 bad input.\n\n"
         "example: iocpbench-charts results/laptop.json -o results/charts",
@@ -110,7 +111,8 @@ def report_parser() -> argparse.ArgumentParser:
         "Write one self-contained HTML page for iocpbench results files: the machine, the port "
         "semantics probe, the tuner's recommendation (when the file has one) and, per workload, "
         "the charts (embedded) and a table of points (median throughput with 95% CI, context "
-        "switches per 1,000 completions, p50/p99 latency).",
+        "switches per 1,000 completions, p50/p99 latency), plus a table of the pool sizes of "
+        "self-sizing (auto) pools where there are any.",
         "Exit status: 0 success, 2 bad input.\n\n"
         "example: iocpbench-report results/laptop.json results/server.json -o report.html",
     )

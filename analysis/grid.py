@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .match import normalize_spec, params_key
+from .match import is_auto_spec, normalize_spec, params_key
 
 FamilyKey = tuple[str, str, str, float, str]
 
@@ -67,22 +67,60 @@ def families(points: list[dict[str, Any]]) -> list[Family]:
     return out
 
 
+def spec_order(spec: str, value: int) -> tuple[bool, int, str]:
+    """Sort key of one normalized spec: fixed sizes by their value on this machine (so N, 2N,
+    2N+2 read left to right), then by spelling; auto pools after all of them, by spelling
+    only (their value is just the ceiling, and sorting by it would scatter them among the
+    fixed sizes differently on every machine)."""
+    auto = is_auto_spec(spec)
+    return (auto, 0 if auto else value, spec)
+
+
 def spec_axis(points: list[dict[str, Any]], axis: str) -> list[str]:
-    """The normalized specs of `axis` ("concurrency" or "pool"), ordered by their value on this
-    machine (so N, 2N, 2N+2 read left to right), then by spelling."""
+    """The normalized specs of `axis` ("concurrency" or "pool") in spec_order."""
     values: dict[str, int] = {}
     for p in points:
         spec = normalize_spec(p[axis]["spec"])
         values.setdefault(spec, int(p[axis]["value"]))
-    return sorted(values, key=lambda s: (values[s], s))
+    return sorted(values, key=lambda s: spec_order(s, values[s]))
+
+
+def _value_of(sv: Any) -> Any:
+    return sv.get("value") if isinstance(sv, dict) else None
+
+
+def auto_range(sv: dict[str, Any]) -> tuple[int, int] | None:
+    """(min, max) threads of an auto pool on this machine, from pool.auto; None for a fixed
+    pool or a file without the values."""
+    auto = sv.get("auto")
+    if not isinstance(auto, dict):
+        return None
+    ends = [_value_of(auto.get(k)) for k in ("min", "max")]
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in ends):
+        return (ends[0], ends[1])
+    return None
+
+
+def spec_value_text(sv: dict[str, Any]) -> str:
+    """The label of one spec/value object: "2N+2 (6)", "8", or an auto pool's range,
+    "auto (2..8)"."""
+    spec = normalize_spec(sv["spec"])
+    if is_auto_spec(spec):
+        rng = auto_range(sv)
+        return f"{spec} ({rng[0]}..{rng[1]})" if rng else f"{spec} (max {sv['value']})"
+    value = sv["value"]
+    return spec if spec == str(value) else f"{spec} ({value})"
 
 
 def spec_value_label(points: list[dict[str, Any]], axis: str, spec: str) -> str:
     for p in points:
         if normalize_spec(p[axis]["spec"]) == spec:
-            value = p[axis]["value"]
-            return spec if spec == str(value) else f"{spec} ({value})"
+            return spec_value_text(p[axis])
     return spec
+
+
+def is_auto_point(point: dict[str, Any]) -> bool:
+    return is_auto_spec(point["pool"]["spec"])
 
 
 def ratios(points: list[dict[str, Any]]) -> list[float]:

@@ -14,19 +14,58 @@ from typing import Any
 # Workload parameters that name places on one machine rather than the experiment (a file
 # workload's path): two machines never share them, so they must not keep points apart.
 MACHINE_LOCAL_PARAMS = frozenset({"path", "file", "filename", "dir", "directory", "device"})
+# Parameters of the measurement, not of the workload (the post workload's latency sample: one
+# packet in K timed): they change how latency is sampled, not what runs, so files written
+# before and after such a parameter existed still line up.
+MEASUREMENT_PARAMS = frozenset({"latency_sample_every"})
 
 SpecKey = tuple[str, str, str, str, str, float, str, float]
 
 
+AUTO = "auto"
+# auto[:MIN:MAX[:GROW_BELOW_PCT:SHRINK_ABOVE_PCT[:IDLE_MS]]], as the harness's pool_spec.hpp;
+# its parameters go in groups, and only a whole group can be left to its defaults.
+AUTO_DEFAULTS = ("N", "4N", "75", "90", "100")
+AUTO_GROUPS = ((0, 2), (2, 4), (4, 5))
+
+
+def is_auto_spec(spec: Any) -> bool:
+    """A self-sizing pool ("auto", "auto:1:8") rather than a thread count."""
+    return "".join(str(spec).split())[:4].lower() == AUTO
+
+
+def _same_param(a: str, b: str) -> bool:
+    # Percentages may be written 75 or 75.0; counts (N, 4N) compare as text.
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        return a == b
+
+
+def _normalize_auto(text: str) -> str:
+    """An auto spec as the harness writes it ("AUTO:n:4n:75:90" -> "auto"): the keyword
+    lower-case, the N of the counts capital, and whole groups at their defaults dropped from
+    the right, so a file that spelled the defaults out still meets one that did not."""
+    params = [p.upper() for p in text[len(AUTO):].split(":")[1:]]
+    for start, end in reversed(AUTO_GROUPS):
+        if len(params) == end and all(_same_param(params[i], AUTO_DEFAULTS[i]) for i in range(start, end)):
+            params = params[:start]
+    return ":".join([AUTO, *params])
+
+
 def normalize_spec(spec: Any) -> str:
-    """Spell a concurrency/pool spec one way: no spaces, capital N ("2n + 2" -> "2N+2")."""
-    return "".join(str(spec).split()).upper()
+    """Spell a concurrency/pool spec one way: no spaces, capital N ("2n + 2" -> "2N+2");
+    an auto pool keeps its lower-case keyword ("Auto:1:4n" -> "auto:1:4N")."""
+    text = "".join(str(spec).split())
+    if is_auto_spec(text):
+        return _normalize_auto(text)
+    return text.upper()
 
 
 def params_key(params: Any) -> str:
     if not isinstance(params, dict):
         return ""
-    kept = {k: v for k, v in params.items() if k not in MACHINE_LOCAL_PARAMS}
+    kept = {k: v for k, v in params.items() if k not in MACHINE_LOCAL_PARAMS | MEASUREMENT_PARAMS}
     return json.dumps(kept, sort_keys=True, separators=(",", ":"))
 
 

@@ -16,8 +16,8 @@ from . import grid
 from .charts import build_family_charts, figure_bytes
 from .compare import fmt_value
 from .load import Results
-from .match import normalize_spec
-from .metrics import central_value, dig, run_values, summary_stat
+from .match import is_auto_spec, normalize_spec, point_label
+from .metrics import central_value, dig, run_values, summary_stat, summary_value
 from .stats import median
 
 NOISY_CV = 0.10  # above this the median is not worth much; flag the cell
@@ -111,7 +111,9 @@ def tune_section(tune: Any) -> str:
     for axis in ("concurrency", "pool"):
         sv = rec.get(axis)
         if isinstance(sv, dict):
-            rows.append((f"recommended {axis}", f"{sv.get('spec')} (= {sv.get('value')})"))
+            rng = grid.auto_range(sv)
+            value = f"{rng[0]}..{rng[1]}" if rng else sv.get("value")
+            rows.append((f"recommended {axis}", f"{sv.get('spec')} (= {value})"))
     tp = rec.get("throughput_ops_per_s")
     if isinstance(tp, dict):  # a summary: median with its 95% CI
         tp = f"{fmt_value(tp.get('median'))} (95% CI {fmt_value(tp.get('ci95_low'))}..{fmt_value(tp.get('ci95_high'))})"
@@ -143,6 +145,9 @@ def _stat_cell(point: dict[str, Any], metric: str, *, with_ci: bool = False) -> 
 
 
 def _spec_text(sv: dict[str, Any]) -> str:
+    # An auto pool's value is only its ceiling: show its range instead.
+    if is_auto_spec(sv["spec"]):
+        return grid.spec_value_text(sv)
     return f"{sv['spec']} ({sv['value']})"
 
 
@@ -177,12 +182,54 @@ def points_table(points: list[dict[str, Any]]) -> str:
     return ("<table><tr>" + "".join(f"<th>{E(h)}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>")
 
 
+def _window_ints(point: dict[str, Any], key: str) -> list[int]:
+    """runs[].pool_sizing.window[key] over the runs that have it."""
+    return [int(v) for v in run_values(point, f"pool_sizing.window.{key}")]
+
+
+def auto_pool_row(point: dict[str, Any]) -> dict[str, str]:
+    """One auto point's pool behaviour, as table text: mean threads (the harness's median over
+    runs), the smallest and largest size seen in any measured window, and grows / shrinks a
+    run (median, so the figure does not scale with the number of repetitions)."""
+    lows, highs = _window_ints(point, "min_threads"), _window_ints(point, "max_threads")
+    grows, shrinks = median(run_values(point, "pool_sizing.grows")), median(run_values(point, "pool_sizing.shrinks"))
+    mean_threads = summary_value(point, "pool_mean_threads")
+    if mean_threads is None:  # an older writer: the runs' own time-weighted means
+        mean_threads = median(run_values(point, "pool_sizing.window.mean_threads"))
+    return {
+        "point": point_label(point),
+        "pool": grid.spec_value_text(point["pool"]),
+        "mean threads": _fmt(mean_threads),
+        "threads min..max": f"{min(lows)}..{max(highs)}" if lows and highs else "n/a",
+        "grows / shrinks per run": f"{_fmt(grows)} / {_fmt(shrinks)}",
+        "throughput ops/s median": fmt_value(summary_value(point, "throughput_ops_per_s")),
+    }
+
+
+def auto_pool_table(points: list[dict[str, Any]]) -> str:
+    """The self-sizing pool's size per auto point; empty for a family of fixed pools only."""
+    autos = [p for p in points if grid.is_auto_point(p)]
+    if not autos:
+        return ""
+    rows = [auto_pool_row(p) for p in autos]
+    head = list(rows[0])
+    text_cols = ("point", "pool")
+    body = "".join(
+        "<tr>" + "".join(f"<td>{E(r[k])}</td>" if k in text_cols else f'<td class="num">{E(r[k])}</td>'
+                         for k in head) + "</tr>"
+        for r in rows)
+    return ("<h4>Self-sizing (auto) pool</h4>"
+            '<p class="note">Threads over the measured windows: mean is time-weighted per run, '
+            "median over runs; grows and shrinks count the whole run, warm-up included.</p>"
+            "<table><tr>" + "".join(f"<th>{E(h)}</th>" for h in head) + "</tr>" + body + "</table>")
+
+
 def family_section(res: Results, fam: grid.Family, notes: list[str]) -> str:
     out = f"<h3>{E(fam.title)}</h3>"
     for chart in build_family_charts(res, fam, notes):
         data = base64.b64encode(figure_bytes(chart.figure, "png")).decode("ascii")
         out += f'<div><img alt="{E(chart.title)}" src="data:image/png;base64,{data}"></div>'
-    return out + points_table(fam.points)
+    return out + points_table(fam.points) + auto_pool_table(fam.points)
 
 
 def file_section(res: Results, notes: list[str]) -> str:

@@ -4,12 +4,13 @@ the schema accepts what the harness writes (the synthetic template) and the prob
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-from synthetic import SEMANTICS, bad_inputs, make_results, write_json
+from synthetic import FIXTURES, SEMANTICS, bad_inputs, make_results, write_json
 
 from analysis.load import InputError, load_results, load_schema
 
@@ -74,3 +75,53 @@ def test_every_bad_input_is_one_clear_line(tmp_path: Path) -> None:
         assert expect in message, (name, message)
         assert "\n" not in message, name
         assert str(path) in message, name
+
+
+def _auto_fixture() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / "auto_pool.json").read_text(encoding="utf-8"))
+    return data
+
+
+def test_every_real_fixture_validates() -> None:
+    files = sorted(FIXTURES.glob("*.json"))
+    assert FIXTURES / "auto_pool.json" in files
+    for path in files:
+        _validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+def test_auto_pool_fields_are_described() -> None:
+    data = _auto_fixture()
+    auto = next(p for p in data["points"] if p["pool"]["spec"] == "auto")
+    assert {"auto"} <= set(auto["pool"]) and "pool_mean_threads" in auto["summary"]
+    assert all("pool_sizing" in r for r in auto["runs"])
+    broken: dict[str, Any] = {
+        "timeline item of 3": lambda p: p["runs"][0]["pool_sizing"]["timeline_ms_threads"].append([1.0, 2, 3]),
+        "timeline item of 1": lambda p: p["runs"][0]["pool_sizing"]["timeline_ms_threads"].append([1.0]),
+        "negative threads": lambda p: p["runs"][0]["pool_sizing"]["timeline_ms_threads"].append([1.0, -1]),
+        "fractional threads": lambda p: p["runs"][0]["pool_sizing"]["timeline_ms_threads"].append([1.0, 2.5]),
+        "time as text": lambda p: p["runs"][0]["pool_sizing"]["timeline_ms_threads"].append(["1.0", 2]),
+        "no timeline": lambda p: p["runs"][0]["pool_sizing"].pop("timeline_ms_threads"),
+        "grows as text": lambda p: p["runs"][0]["pool_sizing"].update(grows="6"),
+        "auto without max": lambda p: p["pool"]["auto"].pop("max"),
+        "percent over 100": lambda p: p["pool"]["auto"].update(shrink_above_cpu_pct=190.0),
+        "pool_mean_threads not a stat": lambda p: p["summary"]["pool_mean_threads"].pop("median"),
+    }
+    for name, mutate in broken.items():
+        bad = copy.deepcopy(data)
+        mutate(next(p for p in bad["points"] if p["pool"]["spec"] == "auto"))
+        try:
+            _validate(bad)
+        except jsonschema.ValidationError:
+            continue
+        pytest.fail(f"{name}: validated")
+
+
+def test_auto_pool_fields_are_optional(tmp_path: Path) -> None:
+    data = _auto_fixture()
+    for p in data["points"]:
+        p["pool"].pop("auto", None)
+        p["summary"].pop("pool_mean_threads", None)
+        for r in p["runs"]:
+            r.pop("pool_sizing", None)
+    _validate(data)
+    load_results(write_json(tmp_path / "old_writer.json", data))

@@ -15,6 +15,37 @@ def test_normalize_spec() -> None:
     assert normalize_spec(" N ") == "N"
 
 
+def test_normalize_auto_spec_keeps_the_keyword_and_drops_default_groups() -> None:
+    assert normalize_spec("auto") == "auto"
+    assert normalize_spec("AUTO") == "auto"
+    assert normalize_spec("Auto:1:8") == "auto:1:8"
+    assert normalize_spec("auto : 1 : 8") == "auto:1:8"
+    assert normalize_spec("auto:n:8:75:90:30") == "auto:N:8:75:90:30"
+    assert normalize_spec("auto:2n:4n+2") == "auto:2N:4N+2"
+    # The defaults, spelled out in whole groups from the right, are what "auto" means.
+    assert normalize_spec("auto:n:4n") == "auto"
+    assert normalize_spec("auto:N:4N:75:90:100") == "auto"
+    assert normalize_spec("auto:N:4N:75.0:90") == "auto"
+    # A group with one non-default member is kept whole, and so is everything left of it.
+    assert normalize_spec("auto:N:4N:80:90") == "auto:N:4N:80:90"
+    assert normalize_spec("auto:N:4N:75:90:50") == "auto:N:4N:75:90:50"
+    assert normalize_spec("auto:1:4N") == "auto:1:4N"
+
+
+def test_auto_pools_match_by_spec_across_spellings_and_machines() -> None:
+    p = make_point(pool="2N")
+    p["pool"] = {"spec": "auto", "value": 8, "auto": {"min": {"spec": "N", "value": 2}, "max": {"spec": "4N", "value": 8}}}
+    q = copy.deepcopy(p)
+    q["pool"] = {"spec": "AUTO:n:4n", "value": 256}  # another writer, a 64-CPU machine
+    other = copy.deepcopy(p)
+    other["pool"]["spec"] = "auto:1:8"
+    assert spec_key(p) == spec_key(q)
+    assert spec_key(p) != spec_key(other)
+    m = match_points([p, other], [q])
+    assert [b["pool"]["spec"] for b, _ in m.pairs] == ["auto"]
+    assert [b["pool"]["spec"] for b in m.only_base] == ["auto:1:8"]
+
+
 def test_same_specs_on_machines_of_different_size_match() -> None:
     small = make_results(n=2)["points"]
     big = make_results(n=64, hostname="big")["points"]
@@ -54,6 +85,16 @@ def test_machine_local_params_and_spelling_do_not_keep_points_apart() -> None:
     q["pool"]["spec"] = "2n"
     q["blocking"]["ratio"] = 0.0 + 1e-12
     assert spec_key(p) == spec_key(q)
+
+
+def test_the_latency_sample_does_not_keep_points_apart() -> None:
+    # A file from before --latency-sample-every existed meets one that records it.
+    p = make_point()
+    q = copy.deepcopy(p)
+    q["workload_params"]["latency_sample_every"] = 32
+    assert spec_key(p) == spec_key(q)
+    q["workload_params"]["in_flight"] = 7  # a workload parameter still does
+    assert spec_key(p) != spec_key(q)
 
 
 def test_ignore_port_matches_across_backends() -> None:

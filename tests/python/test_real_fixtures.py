@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from synthetic import FIXTURES, run_tool
 
+from analysis.grid import is_auto_point
 from analysis.load import load_results
 
 FILES = sorted(FIXTURES.glob("*.json"))
@@ -21,6 +22,7 @@ FILES = sorted(FIXTURES.glob("*.json"))
 def test_real_results_file(path: Path, tmp_path: Path) -> None:
     res = load_results(path)
     assert res.machine["logical_cpus"] >= 1
+    has_auto = any(is_auto_point(p) for p in res.points)
 
     proc = run_tool("charts", path, "-o", tmp_path / "charts")
     assert proc.returncode == 0, proc.stderr
@@ -29,14 +31,20 @@ def test_real_results_file(path: Path, tmp_path: Path) -> None:
         pngs = list((tmp_path / "charts").glob("*.png"))
         assert pngs and all(p.stat().st_size > 0 for p in pngs)
         assert all(p.with_suffix(".svg").stat().st_size > 0 for p in pngs)
+    # The pool-size chart exists exactly where there are auto pools, and is never "skipped".
+    assert bool(list((tmp_path / "charts").glob("*-pool-size.png"))) == has_auto
+    assert "pool-size" not in proc.stderr
 
     proc = run_tool("compare", path, path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "REGRESSION" not in proc.stdout
+    assert "Unmatched points" not in proc.stdout
 
     proc = run_tool("report", path, "-o", tmp_path / "r.html")
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "r.html").stat().st_size > 0
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert ("Self-sizing (auto) pool" in page) == has_auto
 
 
 @pytest.mark.skipif(len(FILES) < 2, reason="fewer than two real results files to compare")
