@@ -60,6 +60,8 @@ PostParams parse_post(const nlohmann::json& j) {
   PostParams p;
   p.posters = get_count(j, "posters", p.posters, 0, 64);
   p.in_flight = get_count(j, "in_flight", p.in_flight, 1, 1'000'000);
+  p.latency_sample_every =
+      get_count(j, "latency_sample_every", p.latency_sample_every, 1, 1'000'000);
   return p;
 }
 
@@ -181,6 +183,7 @@ nlohmann::json to_json(const WorkloadParams& wp) {
   if (const auto* p = std::get_if<PostParams>(&wp.params)) {
     return {{"posters", p->posters},
             {"in_flight", p->in_flight},
+            {"latency_sample_every", p->latency_sample_every},
             {"mode", p->posters == 0 ? "closed_loop" : "streaming"}};
   }
   if (const auto* p = std::get_if<FileParams>(&wp.params)) {
@@ -214,6 +217,9 @@ void add_workload_flags(CLI::App& c, WorkloadFlags& f) {
   c.add_option("--in-flight", f.in_flight,
                "post: bound on outstanding packets (streaming) or packets in the closed loop "
                "(default 64)");
+  c.add_option("--latency-sample-every", f.latency_sample_every,
+               "post: time one packet in K (latency and queue delay are that sample; the "
+               "clock reads and records cost 1/K per packet) (default 32; 1 = every packet)");
   c.add_option("--file", f.file,
                "file: the file to use (default: created once in the temporary directory)");
   c.add_option("--file-size-mib", f.file_size_mib, "file: size of a created file (default 256)");
@@ -247,6 +253,7 @@ nlohmann::json workload_params_from_flags(const WorkloadFlags& f) {
   };
   number(f.posters, "posters");
   number(f.in_flight, "in_flight");
+  number(f.latency_sample_every, "latency_sample_every");
   number(f.file_size_mib, "file_size_mib");
   number(f.block_size, "block_size");
   number(f.outstanding, "outstanding");

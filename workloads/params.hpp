@@ -13,6 +13,10 @@ namespace iocpbench::workloads {
 struct PostParams {
   unsigned posters = 1;     // threads outside the pool that post; 0 = closed loop
   unsigned in_flight = 64;  // bound on outstanding packets (streaming) / K (closed loop)
+  // Every this many posts (per poster; per worker for re-posts) carry their post time, and
+  // only those are timed: latency and queue delay are a systematic sample, so the clock reads
+  // and histogram records cost 1/K of a packet each (targets P6). 1: every packet.
+  unsigned latency_sample_every = 32;
 };
 
 enum class FilePattern { random, sequential };
@@ -49,7 +53,7 @@ inline constexpr const char* kWorkloadNames = "post, file, socket";
 // `params` holds any of the keys below (numbers as JSON numbers, --buffered as a bool; the
 // normalised output of to_json is accepted back); absent keys take the defaults. Keys of other
 // workloads are ignored. Throws cli::BadInput{"--flag", reason}.
-//   post:   posters, in_flight
+//   post:   posters, in_flight, latency_sample_every
 //   file:   file, file_size_mib, block_size, pattern, op, outstanding, buffered | direct,
 //           skip_port_share (Windows)
 //   socket: connections, message_size, messages_in_flight
@@ -62,7 +66,7 @@ std::string default_data_file(unsigned size_mib);
 
 // The workload flags of `run` (and `sweep`): raw text, empty when not given.
 struct WorkloadFlags {
-  std::string posters, in_flight, file, file_size_mib, block_size, pattern, op, outstanding,
+  std::string posters, in_flight, latency_sample_every, file, file_size_mib, block_size, pattern, op, outstanding,
       connections, message_size, messages_in_flight, skip_port_share;
   bool buffered = false;
 };

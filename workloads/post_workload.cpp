@@ -3,7 +3,9 @@
 // ceil(K/P) of its own outstanding; a poster that reaches its bound sleeps until the workers
 // have handled half of them (one wake-up per K/2P packets, not one per packet).
 // Closed loop (--posters 0): K packets posted once, re-posted by the worker that handled them.
-// The packet carries its insert time in `context` (no allocation, one clock read per post).
+// One packet in --latency-sample-every carries its insert time in `context` (no allocation;
+// one clock read per sampled post); the pool times only those (timed()), so what the metrics
+// cost is divided by K.
 
 #include <thread>
 #include <vector>
@@ -23,6 +25,7 @@ struct alignas(64) Poster {
   std::uint64_t posted = 0;                // written by the poster thread only
   std::uint64_t sleeps = 0;
   std::uint64_t post_failures = 0;
+  std::uint64_t ticks = 0;  // posts, for the latency sample
   std::thread thread;
 };
 
@@ -56,6 +59,8 @@ class PostWorkload final : public Workload {
     }
   }
 
+  bool timed(const port::Packet& packet) const override { return packet.context != nullptr; }
+
   Completion on_packet(const port::Packet& packet, WorkerContext&) override {
     Completion c;
     c.t_insert_ns = reinterpret_cast<std::uintptr_t>(packet.context);
@@ -67,10 +72,14 @@ class PostWorkload final : public Workload {
                      WorkerContext& worker) override {
     if (packet.key == kClosedLoopKey) {
       if (env_.phase->load(std::memory_order_relaxed) != kStopping) {
-        // The re-post's insert time is the handler's end: no extra clock read. Per-thread
-        // ports: back to the worker's own port (DiskSpd: the issuing thread reaps).
-        if (post_one(kClosedLoopKey, t_done_ns, closed_post_failures_,
-                     port_for(worker.index))) {
+        // A sampled re-post's insert time is the handler's end when the pool read it (no
+        // extra clock read). Per-thread ports: back to the worker's own port (DiskSpd: the
+        // issuing thread reaps).
+        std::uint64_t t_insert = 0;
+        if (env_.metrics && sample(worker.tick)) {
+          t_insert = t_done_ns != 0 ? t_done_ns : metrics::now_ns();
+        }
+        if (post_one(kClosedLoopKey, t_insert, closed_post_failures_, port_for(worker.index))) {
           closed_posted_.fetch_add(1, std::memory_order_relaxed);
           return;
         }
@@ -127,10 +136,15 @@ class PostWorkload final : public Workload {
  private:
   // The shared port, or per-thread port i (mod the pool).
   port::CompletionPort* port_for(std::size_t i) const {
-    return env_.worker_ports.empty() ? env_.port
-                                     : env_.worker_ports[i % env_.worker_ports.size()];
+    return env_.worker_ports.empty() ? env_.port : env_.worker_ports[i % env_.worker_ports.size()];
   }
   std::uint64_t stamp() const { return env_.metrics ? metrics::now_ns() : 0; }
+  // True once every latency_sample_every calls (a compare, not a division: this is per packet).
+  bool sample(std::uint64_t& tick) const {
+    if (++tick < params_.latency_sample_every) return false;
+    tick = 0;
+    return true;
+  }
 
   template <typename Counter>
   bool post_one(std::uintptr_t key, std::uint64_t t_insert, Counter& failures,
@@ -152,7 +166,8 @@ class PostWorkload final : public Workload {
         const std::uint64_t n = bound_ - outstanding;
         self.outstanding.fetch_add(n, std::memory_order_relaxed);
         for (std::uint64_t i = 0; i < n; ++i) {
-          if (post_one(index, stamp(), self.post_failures, port_for(next_port++))) {
+          const bool sampled = sample(self.ticks);
+          if (post_one(index, sampled ? stamp() : 0, self.post_failures, port_for(next_port++))) {
             ++self.posted;
           } else {
             self.outstanding.fetch_sub(1);

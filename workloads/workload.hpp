@@ -44,6 +44,7 @@ struct RunEnv {
 struct WorkerContext {
   unsigned index = 0;
   std::uint64_t rng = 0;  // xorshift state, never 0
+  std::uint64_t tick = 0;  // the workload's own per-worker counter (the post workload's sampling)
   std::uint64_t next_random() noexcept {
     rng ^= rng << 13;
     rng ^= rng >> 7;
@@ -71,6 +72,9 @@ class Workload {
   virtual void start() = 0;
   virtual Completion on_packet(const port::Packet& packet, WorkerContext& worker) = 0;
   // After the handler, on the same thread: resubmit / re-post. `t_done_ns` ended the handler.
+  // Whether the pool times this packet (reads the clock when it takes it, records its latency
+  // and queue delay): a workload that samples says no for the packets it did not stamp.
+  virtual bool timed(const port::Packet& /*packet*/) const { return true; }
   virtual void after_handler(const port::Packet& packet, const Completion& completion,
                              std::uint64_t t_done_ns, WorkerContext& worker) = 0;
   // Called once the phase is kStopping: returns when every outstanding operation has been

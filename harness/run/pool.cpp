@@ -206,8 +206,9 @@ void Pool::worker(unsigned index) {
       break;  // never remove again: each thread takes exactly one stop packet
     }
     // Clock reads per completion: at most two (remove, handler end), none with metrics off
-    // and no handler work.
-    const std::uint64_t t_remove = timed || works ? metrics::now_ns() : 0;
+    // and no handler work, none for a packet the workload left out of its latency sample.
+    const bool timed_packet = timed && workload_.timed(packet);
+    const std::uint64_t t_remove = timed_packet || works ? metrics::now_ns() : 0;
     const bool measuring = phase_.load(std::memory_order_relaxed) == kMeasuring;
     ++stats.packets_total;
     if (board_ != nullptr) {
@@ -241,10 +242,10 @@ void Pool::worker(unsigned index) {
       if (c.counted && !c.error) {
         ++stats.completions;
         stats.bytes += c.bytes;
-        if (timed && c.t_insert_ns != 0 && t_remove >= c.t_insert_ns) {
+        if (timed_packet && c.t_insert_ns != 0 && t_remove >= c.t_insert_ns) {
           stats.queue_delay.record(t_remove - c.t_insert_ns);
         }
-        if (timed && c.t_start_ns != 0 && t_done >= c.t_start_ns) {
+        if (timed_packet && c.t_start_ns != 0 && t_done >= c.t_start_ns) {
           stats.latency.record(t_done - c.t_start_ns);
         }
       }
@@ -252,7 +253,7 @@ void Pool::worker(unsigned index) {
     workload_.after_handler(packet, c, t_done, context);
     if (board_ != nullptr) board_->at(index, ProgressBoard::kInPort);
     if (sizes) {
-      const std::uint64_t now = timed || works ? t_done : metrics::now_ns();
+      const std::uint64_t now = t_done != 0 ? t_done : metrics::now_ns();
       if (cpu_.percent(now) > sizing_->shrink_above_cpu_pct &&
           !workload_.worker_has_io_pending(index) && try_leave(index, now)) {
         left = true;

@@ -389,3 +389,31 @@ TEST(NoMetrics, CountsStayRecordsNothingPerCompletion) {
 }
 
 }  // namespace
+
+namespace {
+
+// The post workload times one packet in --latency-sample-every (per poster, per worker for
+// re-posts): K = 1 times every completion, K = 16 about one in 16, in streaming and closed loop.
+TEST(LatencySample, OnePacketInKIsTimed) {
+  for (const unsigned posters : {2u, 0u}) {
+    PointSpec every = spec_for("post", {{"posters", posters}, {"in_flight", 32},
+                                        {"latency_sample_every", 1}});
+    const RunResult all = iocpbench::run::run_point(every, nullptr);
+    expect_clean_accounting(all, every.pool_value);
+    EXPECT_EQ(all.latency.count, all.ops) << "K = 1: every completion timed";
+
+    PointSpec sampled = spec_for("post", {{"posters", posters}, {"in_flight", 32},
+                                          {"latency_sample_every", 16}});
+    const RunResult some = iocpbench::run::run_point(sampled, nullptr);
+    expect_clean_accounting(some, sampled.pool_value);
+    ASSERT_GT(some.ops, 16000u);
+    const double expected = static_cast<double>(some.ops) / 16.0;
+    // Off by at most the packets in flight at the window's edges.
+    EXPECT_NEAR(static_cast<double>(some.latency.count), expected, 0.02 * expected + 64)
+        << "posters " << posters;
+    EXPECT_EQ(some.queue_delay.count, some.latency.count);
+    EXPECT_EQ(iocpbench::run::point_to_json(sampled, {some})["workload_params"]["latency_sample_every"], 16);
+  }
+}
+
+}  // namespace
