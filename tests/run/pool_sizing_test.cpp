@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -276,7 +277,11 @@ TEST(RoleRegistry, ARetiredThreadKeepsItsSwitchesInItsRole) {
   }).join();
   const auto after = roles.sample();
   const int w = static_cast<int>(metrics::Role::workers);
-  EXPECT_GE(after.by_role[w].voluntary - before.by_role[w].voluntary, 20u);
+  if (const auto why = metrics::context_switches_unavailable()) {
+    std::printf("switch counts not checked: %s\n", why->c_str());  // Wine reads every one as 0
+  } else {
+    EXPECT_GE(after.by_role[w].voluntary - before.by_role[w].voluntary, 20u);
+  }
   EXPECT_EQ(after.threads[w], 0u) << "retired: no longer sampled";
   EXPECT_EQ(after.unsampled, 0u) << "and not counted as a thread that could not be sampled";
 }
