@@ -72,6 +72,20 @@ run::HandlerSpec sleepy_handler() {
   return h;
 }
 
+// What the pool's slots handled over the run, summed.
+struct Totals {
+  std::uint64_t stops = 0, packets = 0, remove_failures = 0;
+};
+Totals totals(const run::Pool& pool) {
+  Totals t;
+  for (const auto& s : pool.stats()) {
+    t.stops += s.stop_packets;
+    t.packets += s.packets_total;
+    t.remove_failures += s.remove_failures;
+  }
+  return t;
+}
+
 template <typename Predicate>
 bool wait_for(Predicate predicate, std::chrono::seconds limit = 10s) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -109,11 +123,8 @@ TEST(PoolSizing, GrowsToItsMaximumWhenEveryThreadIsBusyAndShrinksToItsMinimumWhe
     EXPECT_GE(t.events[i].threads, 1u);
     EXPECT_LE(t.events[i].threads, 6u);
   }
-  std::uint64_t stops = 0, packets = 0;
-  for (const auto& s : pool.stats()) {
-    stops += s.stop_packets;
-    packets += s.packets_total;
-  }
+  const auto [stops, packets, remove_failures] = totals(pool);
+  EXPECT_EQ(remove_failures, 0u);
   EXPECT_EQ(stops, 1u) << "the one thread left takes the one stop packet";
   EXPECT_EQ(packets, 3000u);
   EXPECT_EQ(b.port->depth().value_or(99), 0u) << "no stop packet left behind";
@@ -151,9 +162,7 @@ TEST(PoolSizing, HighCpuUseNeverTakesThePoolUnderItsMinimum) {
   EXPECT_EQ(pool.threads(), 4u);
   pool.stop();
   EXPECT_EQ(pool.timeline().shrinks, 0u);
-  std::uint64_t stops = 0;
-  for (const auto& s : pool.stats()) stops += s.stop_packets;
-  EXPECT_EQ(stops, 4u);
+  EXPECT_EQ(totals(pool).stops, 4u);
 }
 
 TEST(PoolSizing, HighCpuUseShrinksAGrownPool) {
@@ -177,12 +186,8 @@ TEST(PoolSizing, HighCpuUseShrinksAGrownPool) {
   EXPECT_GT(t.shrinks, 0u);
   EXPECT_EQ(t.grows - t.shrinks + 1, t.events.back().threads)
       << "every change counted, and the last entry is the size at stop";
-  std::uint64_t stops = 0, packets = 0;
-  for (const auto& s : pool.stats()) {
-    stops += s.stop_packets;
-    packets += s.packets_total;
-    EXPECT_EQ(s.remove_failures, 0u);
-  }
+  const auto [stops, packets, remove_failures] = totals(pool);
+  EXPECT_EQ(remove_failures, 0u);
   EXPECT_EQ(packets, 3000u) << "every packet handled once";
   EXPECT_EQ(stops, t.events.back().threads) << "each thread in the pool at stop takes one";
   EXPECT_EQ(b.port->depth().value_or(99), 0u);
@@ -203,11 +208,8 @@ TEST(PoolSizing, ChurnAtEveryPacketKeepsEveryPacketAndStopPacket) {
     pool.start();
     b.post(20000);
     pool.stop();  // mid-churn: packets still queued
-    std::uint64_t stops = 0, packets = 0;
-    for (const auto& s : pool.stats()) {
-      stops += s.stop_packets;
-      packets += s.packets_total;
-    }
+    const auto [stops, packets, remove_failures] = totals(pool);
+    EXPECT_EQ(remove_failures, 0u);
     const run::PoolTimeline t = pool.timeline();
     const unsigned at_stop = t.events.back().threads;
     EXPECT_EQ(stops, at_stop) << "round " << round;
