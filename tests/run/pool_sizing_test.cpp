@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <thread>
 
@@ -130,67 +130,73 @@ TEST(PoolSizing, GrowsToItsMaximumWhenEveryThreadIsBusyAndShrinksToItsMinimumWhe
   EXPECT_EQ(b.port->depth().value_or(99), 0u) << "no stop packet left behind";
 }
 
-TEST(PoolSizing, NeverGrowsWhenCpuUseIsNeverUnderTheThreshold) {
+// A pool with `sizing` handles a batch of packets with the sleepy handler and is stopped.
+struct Outcome {
+  unsigned threads_when_done = 0;  // once every packet was handled, before stop()
+  run::PoolTimeline timeline;
+  Totals totals;
+  std::size_t left_in_port = 0;
+};
+Outcome handle_batch(const run::PoolSizing& sizing, unsigned packets) {
   Bench b;
-  run::PoolSizing sizing{.min_threads = 2,
-                         .max_threads = 8,
-                         .grow_below_cpu_pct = 0,
-                         .shrink_above_cpu_pct = 100,
-                         .idle_timeout_ms = 1000};
   run::Pool pool({b.port.get()}, b.workload, sleepy_handler(), 0, b.roles, b.phase, sizing);
   pool.start();
-  b.post(400);
-  ASSERT_TRUE(wait_for([&] { return b.workload.handled.load() == 400; }));
-  EXPECT_EQ(pool.threads(), 2u);
+  b.post(packets);
+  Outcome out;
+  EXPECT_TRUE(wait_for([&] { return b.workload.handled.load() == packets; }));
+  out.threads_when_done = pool.threads();
   pool.stop();
-  EXPECT_EQ(pool.timeline().grows, 0u);
-  EXPECT_EQ(pool.timeline().shrinks, 0u);
+  out.timeline = pool.timeline();
+  out.totals = totals(pool);
+  out.left_in_port = b.port->depth().value_or(99);
+  return out;
+}
+
+TEST(PoolSizing, NeverGrowsWhenCpuUseIsNeverUnderTheThreshold) {
+  const Outcome o = handle_batch({.min_threads = 2,
+                                  .max_threads = 8,
+                                  .grow_below_cpu_pct = 0,
+                                  .shrink_above_cpu_pct = 100,
+                                  .idle_timeout_ms = 1000},
+                                 400);
+  EXPECT_EQ(o.threads_when_done, 2u);
+  EXPECT_EQ(o.timeline.grows, 0u);
+  EXPECT_EQ(o.timeline.shrinks, 0u);
 }
 
 TEST(PoolSizing, HighCpuUseNeverTakesThePoolUnderItsMinimum) {
-  Bench b;
   // Leave after every packet while CPU use is over 0%: a pool of 4..4 must stay at 4.
-  run::PoolSizing held{.min_threads = 4,
-                       .max_threads = 4,
-                       .grow_below_cpu_pct = 0,
-                       .shrink_above_cpu_pct = 0,
-                       .idle_timeout_ms = 5};
-  run::Pool pool({b.port.get()}, b.workload, sleepy_handler(), 0, b.roles, b.phase, held);
-  pool.start();
-  b.post(1000);
-  ASSERT_TRUE(wait_for([&] { return b.workload.handled.load() == 1000; }));
-  EXPECT_EQ(pool.threads(), 4u);
-  pool.stop();
-  EXPECT_EQ(pool.timeline().shrinks, 0u);
-  EXPECT_EQ(totals(pool).stops, 4u);
+  const Outcome o = handle_batch({.min_threads = 4,
+                                  .max_threads = 4,
+                                  .grow_below_cpu_pct = 0,
+                                  .shrink_above_cpu_pct = 0,
+                                  .idle_timeout_ms = 5},
+                                 1000);
+  EXPECT_EQ(o.threads_when_done, 4u);
+  EXPECT_EQ(o.timeline.shrinks, 0u);
+  EXPECT_EQ(o.totals.stops, 4u);
 }
 
 TEST(PoolSizing, HighCpuUseShrinksAGrownPool) {
-  Bench b;
   // Grow while CPU use is under 100% (always, with a sleeping handler) and leave after a
   // packet while it is over 0% (whenever the meter has seen any CPU time): the pool churns
-  // between 1 and 4, and the accounting must still hold.
-  // The idle timeout is long, so every shrink here is the CPU rule's.
-  run::PoolSizing churn{.min_threads = 1,
-                        .max_threads = 4,
-                        .grow_below_cpu_pct = 100,
-                        .shrink_above_cpu_pct = 0,
-                        .idle_timeout_ms = 5000};
-  run::Pool pool({b.port.get()}, b.workload, sleepy_handler(), 0, b.roles, b.phase, churn);
-  pool.start();
-  b.post(3000);
-  ASSERT_TRUE(wait_for([&] { return b.workload.handled.load() == 3000; }));
-  pool.stop();
-  const run::PoolTimeline t = pool.timeline();
+  // between 1 and 4, and the accounting must still hold. The idle timeout is long, so every
+  // shrink here is the CPU rule's.
+  const Outcome o = handle_batch({.min_threads = 1,
+                                  .max_threads = 4,
+                                  .grow_below_cpu_pct = 100,
+                                  .shrink_above_cpu_pct = 0,
+                                  .idle_timeout_ms = 5000},
+                                 3000);
+  const run::PoolTimeline& t = o.timeline;
   EXPECT_GT(t.grows, 0u);
   EXPECT_GT(t.shrinks, 0u);
   EXPECT_EQ(t.grows - t.shrinks + 1, t.events.back().threads)
       << "every change counted, and the last entry is the size at stop";
-  const auto [stops, packets, remove_failures] = totals(pool);
-  EXPECT_EQ(remove_failures, 0u);
-  EXPECT_EQ(packets, 3000u) << "every packet handled once";
-  EXPECT_EQ(stops, t.events.back().threads) << "each thread in the pool at stop takes one";
-  EXPECT_EQ(b.port->depth().value_or(99), 0u);
+  EXPECT_EQ(o.totals.remove_failures, 0u);
+  EXPECT_EQ(o.totals.packets, 3000u) << "every packet handled once";
+  EXPECT_EQ(o.totals.stops, t.events.back().threads) << "each thread in the pool at stop takes one";
+  EXPECT_EQ(o.left_in_port, 0u);
 }
 
 TEST(PoolSizing, ChurnAtEveryPacketKeepsEveryPacketAndStopPacket) {
