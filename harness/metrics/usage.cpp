@@ -64,6 +64,7 @@ void RoleRegistry::retire() {
   Usage usage;
   // The same counters sample() reads, so a retired thread's sums continue its samples.
   const bool sampled = sample_thread(self, usage);
+  if (sampled) count_exiting_thread(usage);
   std::lock_guard lock(mutex_);
   for (auto it = threads_.begin(); it != threads_.end(); ++it) {
     if (it->second.tid != self.tid || it->second.native != self.native) continue;

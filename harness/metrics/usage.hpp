@@ -46,6 +46,10 @@ std::optional<std::string> context_switches_unavailable();
 void mark_unavailable_switches(nlohmann::json& run);
 // The calling thread (RUSAGE_THREAD on Linux).
 Usage current_thread_usage();
+// A thread that leaves mid-run reports its final counts here, where the OS's process counts
+// lose an exited thread's switches (Windows sums the live threads; Linux's RUSAGE_SELF keeps
+// them, so there this does nothing). Called by RoleRegistry::retire.
+void count_exiting_thread(const Usage& final_usage);
 
 // An OS handle for sampling a live thread from another thread.
 struct ThreadHandle {

@@ -52,6 +52,8 @@ std::optional<std::string> context_switches_unavailable() {
   return std::nullopt;
 }
 
+void count_exiting_thread(const Usage&) {}  // RUSAGE_SELF counts exited threads itself
+
 double process_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);

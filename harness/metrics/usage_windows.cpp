@@ -10,6 +10,7 @@
 #ifndef NOMINMAX
 #define NOMINMAX
 #endif
+#include <atomic>
 #include <windows.h>
 
 #include <cstddef>
@@ -118,6 +119,14 @@ std::optional<std::string> context_switches_unavailable() {
   return std::nullopt;
 }
 
+// Switches of threads that left mid-run (a self-sizing pool's): the live-thread sum below no
+// longer sees them.
+std::atomic<std::uint64_t> g_exited_switches{0};
+
+void count_exiting_thread(const Usage& final_usage) {
+  g_exited_switches.fetch_add(final_usage.voluntary, std::memory_order_relaxed);
+}
+
 double process_cpu_seconds() {
   FILETIME created, exited, kernel, user;
   if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user)) return 0;
@@ -133,6 +142,7 @@ Usage process_usage() {
     u.cpu_s = u.user_s + u.sys_s;
   }
   for_each_own_thread([&](const ThreadInformation& t) { u.voluntary += t.context_switches; });
+  u.voluntary += g_exited_switches.load(std::memory_order_relaxed);
   return u;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <system_error>
 
 #include "metrics/clock.hpp"
 #include "platform/platform.hpp"
@@ -28,7 +29,8 @@ Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& worklo
       sizing_(sizing),
       cpu_(platform::logical_cpus()),
       threads_(stats_.size()),
-      occupied_(stats_.size(), false) {
+      occupied_(stats_.size(), false),
+      generation_(stats_.size(), 0) {
   timeline_.events.reserve(sizing ? PoolTimeline::kMaxEvents : 1);
   if (sizing && (ports_.size() != 1 || sizing->min_threads < 1 ||
                  sizing->min_threads > sizing->max_threads)) {
@@ -47,8 +49,12 @@ void Pool::start() {
   }
   {
     std::lock_guard lock(sizing_mutex_);
-    for (unsigned i = 0; i < initial; ++i) spawn_locked();
-    record_size_locked(metrics::now_ns());
+    for (unsigned i = 0; i < initial; ++i) {
+      if (!spawn_locked()) throw std::runtime_error("the pool could not start its threads");
+    }
+    const std::uint64_t now = metrics::now_ns();
+    size_.start(now, current_.load(std::memory_order_relaxed));
+    record_size_locked(now);
   }
   while (enrolled_.load(std::memory_order_acquire) < initial) std::this_thread::yield();
 }
@@ -80,6 +86,11 @@ PoolTimeline Pool::timeline() const {
   return timeline_;
 }
 
+PoolWindowSummary Pool::mark_window(std::uint64_t t_ns) {
+  std::lock_guard lock(sizing_mutex_);
+  return size_.mark(t_ns);
+}
+
 bool Pool::spawn_locked() {
   if (stopping_ || current_.load(std::memory_order_relaxed) >= size()) return false;
   unsigned slot = 0;
@@ -87,11 +98,20 @@ bool Pool::spawn_locked() {
   // Its last thread has left the loop (it gave the slot up under this mutex) and only has
   // its exit left, which takes no lock of ours.
   if (threads_[slot].joinable()) threads_[slot].join();
+  // Counted before it runs (Richter: a thread enters the pool busy and goes idle when it first
+  // waits), undone if the OS refuses the thread: then the pool simply does not grow.
   occupied_[slot] = true;
   current_.fetch_add(1, std::memory_order_relaxed);
-  // Richter: a thread enters the pool busy and goes idle when it first waits.
   busy_.fetch_add(1, std::memory_order_relaxed);
-  threads_[slot] = std::thread([this, slot] { worker(slot); });
+  const std::uint64_t generation = generation_[slot]++;
+  try {
+    threads_[slot] = std::thread([this, slot, generation] { worker(slot, generation); });
+  } catch (const std::system_error&) {
+    occupied_[slot] = false;
+    current_.fetch_sub(1, std::memory_order_relaxed);
+    busy_.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
   return true;
 }
 
@@ -99,6 +119,7 @@ void Pool::record_size_locked(std::uint64_t now_ns) {
   // Threads read the clock before taking the mutex, so keep the events in time order.
   if (!timeline_.events.empty()) now_ns = std::max(now_ns, timeline_.events.back().t_ns);
   const PoolTimeline::Event event{now_ns, current_.load(std::memory_order_relaxed)};
+  size_.change(now_ns, event.threads);
   if (timeline_.events.size() < PoolTimeline::kMaxEvents) {
     timeline_.events.push_back(event);
   } else {
@@ -145,11 +166,13 @@ void Pool::block(WorkerStats& stats, workloads::WorkerContext& context, void* bu
   } while (metrics::now_ns() - begin < block_ns_target_);
 }
 
-void Pool::worker(unsigned index) {
+void Pool::worker(unsigned index, std::uint64_t generation) {
   WorkerStats& stats = stats_[index];
   workloads::WorkerContext context;
   context.index = index;
-  context.rng = 0x9E3779B97F4A7C15ull * (index + 1) | 1;
+  // A thread that takes over a slot must not replay its predecessor's random offsets.
+  context.rng = 0x9E3779B97F4A7C15ull * (index + 1 + generation * (size() + 1)) | 1;
+  if (board_ != nullptr) board_->at(index, ProgressBoard::kInPort);
   roles_.enrol(metrics::Role::workers);
   const bool blocks = block_ns_target_ > 0;
   const bool works = work_.iterations() != 0 || blocks;
@@ -174,9 +197,13 @@ void Pool::worker(unsigned index) {
       // Richter's thread function, step by step: busy again; if every thread is busy, add one
       // (under the maximum and while CPU use is low); an idle timeout with no I/O of its own
       // outstanding leaves the pool (over the minimum).
+      // One deviation from the letter of his loop: a thread whose wait timed out found nothing
+      // to do, so it never adds a thread (in his loop it counts itself busy, and a lone idle
+      // thread would start a replacement and then leave, every idle timeout).
       const unsigned busy = busy_.fetch_add(1, std::memory_order_relaxed) + 1;
       const std::uint64_t now = metrics::now_ns();
-      if (busy >= current_.load(std::memory_order_relaxed) && busy < size() &&
+      if (status != port::RemoveStatus::timeout &&
+          busy >= current_.load(std::memory_order_relaxed) && busy < size() &&
           cpu_.percent(now) < sizing_->grow_below_cpu_pct) {
         maybe_grow(now);
       }

@@ -94,9 +94,12 @@ class Pool {
   unsigned threads() const { return current_.load(std::memory_order_relaxed); }
   // A copy of the size's history (a fixed pool: its one start entry).
   PoolTimeline timeline() const;
+  // The size since the previous call (or start()) up to t_ns: call at the window's start and
+  // end, and the second call summarises the window, however many changes it saw.
+  PoolWindowSummary mark_window(std::uint64_t t_ns);
 
  private:
-  void worker(unsigned index);
+  void worker(unsigned index, std::uint64_t generation);
   void block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer);
   // Under sizing_mutex_: occupies a free slot with a new thread. False when stopping or full.
   bool spawn_locked();
@@ -123,6 +126,8 @@ class Pool {
   std::vector<bool> occupied_;
   bool stopping_ = false;
   PoolTimeline timeline_;
+  SizeTracker size_;
+  std::vector<std::uint64_t> generation_;  // threads each slot has had (seeds their RNG)
   // Written under sizing_mutex_, read without it on the hot path (Richter's interlocked counts).
   std::atomic<unsigned> current_{0};
   alignas(64) std::atomic<unsigned> busy_{0};

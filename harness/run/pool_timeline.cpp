@@ -5,34 +5,36 @@
 
 namespace iocpbench::run {
 
-PoolWindowSummary summarize_window(const PoolTimeline& timeline, std::uint64_t t0_ns,
-                                   std::uint64_t t1_ns) {
+void SizeTracker::start(std::uint64_t t_ns, unsigned threads) {
+  threads_ = at_start_ = min_ = max_ = threads;
+  last_ns_ = span_ns_ = t_ns;
+  area_ = 0;
+}
+
+void SizeTracker::change(std::uint64_t t_ns, unsigned threads) {
+  t_ns = std::max(t_ns, last_ns_);
+  area_ += static_cast<double>(threads_) * static_cast<double>(t_ns - last_ns_);
+  last_ns_ = t_ns;
+  threads_ = threads;
+  min_ = std::min(min_, threads);
+  max_ = std::max(max_, threads);
+}
+
+PoolWindowSummary SizeTracker::mark(std::uint64_t t_ns) {
+  change(t_ns, threads_);  // closes the span at t_ns
   PoolWindowSummary s;
-  if (timeline.events.empty() || t1_ns <= t0_ns) return s;
-  // The size in force at t0: the last event at or before it (or the first event).
-  std::size_t i = 0;
-  while (i + 1 < timeline.events.size() && timeline.events[i + 1].t_ns <= t0_ns) ++i;
-  unsigned size = timeline.events[i].threads;
-  s.threads_at_start = s.min_threads = s.max_threads = size;
-  double weighted_ns = 0;
-  std::uint64_t since = t0_ns;
-  for (++i; i < timeline.events.size() && timeline.events[i].t_ns < t1_ns; ++i) {
-    const std::uint64_t at = std::max(timeline.events[i].t_ns, t0_ns);
-    weighted_ns += static_cast<double>(size) * static_cast<double>(at - since);
-    since = at;
-    size = timeline.events[i].threads;
-    s.min_threads = std::min(s.min_threads, size);
-    s.max_threads = std::max(s.max_threads, size);
-  }
-  weighted_ns += static_cast<double>(size) * static_cast<double>(t1_ns - since);
-  s.threads_at_end = size;
-  s.mean_threads = weighted_ns / static_cast<double>(t1_ns - t0_ns);
+  s.threads_at_start = at_start_;
+  s.threads_at_end = threads_;
+  s.min_threads = min_;
+  s.max_threads = max_;
+  const std::uint64_t span = last_ns_ - span_ns_;
+  s.mean_threads = span == 0 ? threads_ : area_ / static_cast<double>(span);
+  start(last_ns_, threads_);
   return s;
 }
 
 nlohmann::json pool_sizing_json(const PoolSizing& sizing, const PoolTimeline& timeline,
-                                std::uint64_t t0_ns, std::uint64_t t1_ns) {
-  const PoolWindowSummary w = summarize_window(timeline, t0_ns, t1_ns);
+                                const PoolWindowSummary& w, std::uint64_t t0_ns) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& e : timeline.events) {
     const double t_ms = (static_cast<double>(e.t_ns) - static_cast<double>(t0_ns)) / 1e6;

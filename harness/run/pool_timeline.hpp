@@ -44,13 +44,30 @@ struct PoolWindowSummary {
   double mean_threads = 0;  // time-weighted over the window
 };
 
-// The size over [t0_ns, t1_ns] from the events (sorted by time; the first is the start).
-PoolWindowSummary summarize_window(const PoolTimeline& timeline, std::uint64_t t0_ns,
-                                   std::uint64_t t1_ns);
+// The pool's size integrated over time, so a window's mean, minimum and maximum need no
+// history (the timeline is capped; this is not). Not thread-safe: the pool calls it under its
+// sizing mutex.
+class SizeTracker {
+ public:
+  void start(std::uint64_t t_ns, unsigned threads);
+  // The size is `threads` from t_ns on (times earlier than the last are taken as the last).
+  void change(std::uint64_t t_ns, unsigned threads);
+  // Closes the span since the previous mark (or start) at t_ns and returns its summary; the
+  // next span starts here.
+  PoolWindowSummary mark(std::uint64_t t_ns);
+
+ private:
+  unsigned threads_ = 0;
+  std::uint64_t last_ns_ = 0;   // the last change or mark
+  std::uint64_t span_ns_ = 0;   // the current span's start
+  double area_ = 0;             // threads x ns over the span up to last_ns_
+  unsigned at_start_ = 0, min_ = 0, max_ = 0;
+};
 
 // "pool_sizing" of a run: the settings, the window's summary, grows and shrinks over the whole
 // run, and the timeline as [ms from the window's start (negative: warm-up), threads] pairs.
+// `window`: SizeTracker::mark at the window's end (after a mark at its start).
 nlohmann::json pool_sizing_json(const PoolSizing& sizing, const PoolTimeline& timeline,
-                                std::uint64_t t0_ns, std::uint64_t t1_ns);
+                                const PoolWindowSummary& window, std::uint64_t t0_ns);
 
 }  // namespace iocpbench::run

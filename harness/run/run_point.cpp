@@ -236,6 +236,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
     bool complete = sleep_until(Clock::now() + seconds(spec.warmup_s), stop_requested, stalled);
     phase.store(workloads::kMeasuring, std::memory_order_seq_cst);
     t0 = metrics::now_ns();
+    pool.mark_window(t0);  // closes the warm-up's span of the pool's size
     u0 = metrics::process_usage();
     r0 = roles.sample();
     c0 = all_counters();
@@ -245,6 +246,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
     watchdog.teardown();  // from here on, a bound on the teardown instead of on progress
     phase.store(workloads::kStopping, std::memory_order_seq_cst);
     t1 = metrics::now_ns();
+    const PoolWindowSummary pool_window = pool.mark_window(t1);
     u1 = metrics::process_usage();
     r1 = roles.sample();
     c1 = all_counters();
@@ -252,7 +254,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
 
     result.drained = workload->drain(Clock::now() + std::chrono::seconds(5));
     pool.stop();
-    if (sizing) result.pool_sizing = pool_sizing_json(*sizing, pool.timeline(), t0, t1);
+    if (sizing) result.pool_sizing = pool_sizing_json(*sizing, pool.timeline(), pool_window, t0);
     for (auto* p : ports) result.left_in_port += p->depth().value_or(0);
 
     // Everything the workers measured.

@@ -153,6 +153,8 @@ std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
       const std::vector<CountSpec> one{CountSpec{"1", 0, 1}};
       for (const auto& c : per_thread ? one : grid.concurrency) {
         for (const auto& p : grid.pool) {
+          // A self-sizing pool shares one port: not a per-thread-ports point.
+          if (per_thread && p.is_auto()) continue;
           for (const double b : grid.blocking) {
             run::PointSpec point;
             point.workload = workload;

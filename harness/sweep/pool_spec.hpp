@@ -6,7 +6,8 @@
 //
 // The pool starts with MIN threads and never leaves [MIN, MAX]; a thread that finds every pool
 // thread busy adds one while process CPU use is under GROW_BELOW_PCT; a thread that waits
-// IDLE_MS for a packet, or finishes one while CPU use is over SHRINK_ABOVE_PCT, leaves. The text
+// IDLE_MS for a packet, or finishes one while CPU use is over SHRINK_ABOVE_PCT, leaves (GROW above
+// SHRINK is accepted: it makes the pool churn, which the tests use on purpose). The text
 // is normalised with the defaults dropped from the right ("auto:N:4N" is "auto"), so equal
 // settings name the same point on every machine, as a CountSpec does.
 

@@ -260,18 +260,23 @@ TEST(PoolSizing, ThroughRunPointTheResultsCarryTheSizesOverTime) {
 }
 
 TEST(PoolWindow, TimeWeightedMeanOverTheWindow) {
-  run::PoolTimeline t;
-  // 2 threads from 0, 4 from 100, 3 from 300 (ns); window [50, 450).
-  t.events = {{0, 2}, {100, 4}, {300, 3}, {500, 1}};
-  const run::PoolWindowSummary s = run::summarize_window(t, 50, 450);
+  run::SizeTracker t;
+  t.start(0, 2);
+  const run::PoolWindowSummary warmup = t.mark(50);  // 2 threads for 50 ns
+  EXPECT_DOUBLE_EQ(warmup.mean_threads, 2.0);
+  t.change(100, 4);
+  t.change(300, 3);
+  t.change(280, 1);  // an earlier time than the last change counts as the last
+  const run::PoolWindowSummary s = t.mark(450);
   EXPECT_EQ(s.threads_at_start, 2u);
-  EXPECT_EQ(s.threads_at_end, 3u);
-  EXPECT_EQ(s.min_threads, 2u);
+  EXPECT_EQ(s.threads_at_end, 1u);
+  EXPECT_EQ(s.min_threads, 1u);
   EXPECT_EQ(s.max_threads, 4u);
-  // (50 x 2 + 200 x 4 + 150 x 3) / 400 = 1350 / 400
-  EXPECT_DOUBLE_EQ(s.mean_threads, 1350.0 / 400.0);
-  const run::PoolWindowSummary flat = run::summarize_window(t, 600, 700);
+  // (50 x 2 + 200 x 4 + 0 x 3 + 150 x 1) / 400
+  EXPECT_DOUBLE_EQ(s.mean_threads, 1050.0 / 400.0);
+  const run::PoolWindowSummary flat = t.mark(700);
   EXPECT_EQ(flat.threads_at_start, 1u);
+  EXPECT_EQ(flat.min_threads, 1u);
   EXPECT_DOUBLE_EQ(flat.mean_threads, 1.0);
 }
 
