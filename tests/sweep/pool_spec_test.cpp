@@ -95,4 +95,20 @@ TEST(PoolSpec, ASweepPutsAutoBesideTheFixedPools) {
   EXPECT_TRUE(back.pool[2].is_auto());
 }
 
+TEST(PoolSpec, PerThreadDispatchSkipsAutoPools) {
+  iocpbench::sweep::Grid grid = iocpbench::sweep::default_grid();
+  grid.workloads = {"post"};
+  grid.dispatch = {"shared", "per-thread"};
+  grid.concurrency = iocpbench::sweep::parse_count_list("N", true, "--concurrency");
+  grid.pool = iocpbench::sweep::parse_pool_list("N,auto", "--pool");
+  grid.blocking = {0};
+  const auto points = iocpbench::sweep::expand(grid, 2);
+  ASSERT_EQ(points.size(), 3u) << "shared: N and auto; per-thread: N only";
+  for (const auto& p : points) {
+    if (p.dispatch == "per-thread") {
+      EXPECT_FALSE(p.pool.is_auto());
+    }
+  }
+}
+
 }  // namespace
