@@ -200,15 +200,15 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
       // One deviation from the letter of his loop: a thread whose wait timed out found nothing
       // to do, so it never adds a thread (in his loop it counts itself busy, and a lone idle
       // thread would start a replacement and then leave, every idle timeout).
+      // The clock is read only when a rule may fire (not per packet: this is the hot path).
       const unsigned busy = busy_.fetch_add(1, std::memory_order_relaxed) + 1;
-      const std::uint64_t now = metrics::now_ns();
       if (status != port::RemoveStatus::timeout &&
-          busy >= current_.load(std::memory_order_relaxed) && busy < size() &&
-          cpu_.percent(now) < sizing_->grow_below_cpu_pct) {
-        maybe_grow(now);
+          busy >= current_.load(std::memory_order_relaxed) && busy < size()) {
+        const std::uint64_t now = metrics::now_ns();
+        if (cpu_.percent(now) < sizing_->grow_below_cpu_pct) maybe_grow(now);
       }
       if (status == port::RemoveStatus::timeout) {
-        if (!workload_.worker_has_io_pending(index) && try_leave(index, now)) {
+        if (!workload_.worker_has_io_pending(index) && try_leave(index, metrics::now_ns())) {
           left = true;
           break;
         }
