@@ -1,7 +1,7 @@
 """Console scripts: iocpbench-charts, iocpbench-report, iocpbench-compare.
 
-Exit status follows the harness's contract: 0 success, 1 a significant regression (compare
-only), 2 bad input, 130 interrupted. Bad input is reported as one line on stderr, never a
+Exit status follows the harness's contract: 0 success, 1 a regression or a new file that is not
+a whole run (compare only), 2 bad input, 130 interrupted. Bad input is reported as one line on stderr, never a
 traceback (set IOCPBENCH_DEBUG=1 to get one for an unexpected error).
 """
 
@@ -178,26 +178,32 @@ def compare_parser() -> argparse.ArgumentParser:
 
     p = _parser(
         "iocpbench-compare",
-        "Compare iocpbench results: points of BASE and each NEW file are matched by their specs "
-        "(workload and its parameters, port, concurrency and pool specs such as 2N+2, blocking "
-        "ratio and kind, work per completion), so machines with different CPU counts line up. "
-        "Per point: the NEW/BASE ratio of medians with a bootstrap 95% CI, and a Mann-Whitney U "
-        "p-value over the per-run values. Prints a Markdown table (one column per NEW file), "
-        "ready for $GITHUB_STEP_SUMMARY; points on one side only are listed under "
-        "'Unmatched points'.",
-        "Exit status: 0 no significant regression, 1 a significant (p < alpha) regression worse\n"
-        "than --fail-above percent, 2 bad input.\n\n"
+        "Compare iocpbench results and gate on them: points of BASE and each NEW file are matched "
+        "by their specs (workload and its parameters, port, concurrency and pool specs such as 2N+2, "
+        "blocking ratio and kind, work per completion), so machines with different CPU counts line "
+        "up. Per point: the NEW/BASE ratio of geometric means with its 95% CI and an exact "
+        "permutation p-value. The gate (docs/verdicts.md): a point regresses when its simultaneous "
+        "bound (Bonferroni over the points, family false-alarm rate --alpha) is beyond --fail-above; "
+        "the comparison regresses when the geometric mean ratio's 95% CI is. A NEW file must be a "
+        "whole run: complete, no run with errors or undrained, every BASE point present. Points whose "
+        "blocking ratio missed its tolerance are left out and named. Prints a Markdown table (one "
+        "column per NEW file), ready for $GITHUB_STEP_SUMMARY.",
+        "Exit status: 0 no regression; 1 a regression, or a NEW file that is incomplete, has runs\n"
+        "with errors or undrained runs, or lacks points of BASE (one line on stderr says why); 2 bad\n"
+        "input. Fewer than 3 runs a side at every point: a descriptive table, no verdict, exit 0.\n\n"
         "example: iocpbench-compare base.json new.json --fail-above 10 >> \"$GITHUB_STEP_SUMMARY\"",
     )
     p.add_argument("base", metavar="BASE", help="the reference results file")
     p.add_argument("new", nargs="+", metavar="NEW", help="results files to compare with BASE")
     p.add_argument("--fail-above", type=_percent, default=DEFAULT_FAIL_ABOVE, metavar="PCT",
-                   help=f"regression threshold in percent (default {DEFAULT_FAIL_ABOVE:g})")
+                   help=f"the margin: a loss beyond PCT percent is a regression (default {DEFAULT_FAIL_ABOVE:g})")
     p.add_argument("--metric", choices=sorted(METRICS), default=DEFAULT_METRIC, metavar="M",
                    help=f"metric to compare (default {DEFAULT_METRIC}; higher is better for throughput, "
                         f"lower for the others): {', '.join(sorted(METRICS))}")
     p.add_argument("--alpha", type=_alpha, default=DEFAULT_ALPHA,
-                   help=f"significance level for the Mann-Whitney U test (default {DEFAULT_ALPHA:g})")
+                   help=f"false-alarm rate of a whole comparison (default {DEFAULT_ALPHA:g})")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="a NEW file may lack points of BASE (an intended subset); they are still listed")
     p.add_argument("--ignore-port", action="store_true",
                    help="match points across port backends (e.g. win32 on Windows vs emulated on Linux)")
     p.add_argument("--chart", type=_chart_path, metavar="FILE.png",
@@ -206,12 +212,12 @@ def compare_parser() -> argparse.ArgumentParser:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from .compare import compare_results, render_markdown
+    from .compare import compare_results, failure_lines, render_markdown
 
     base = load_results(args.base)
     news = load_all(args.new)
     report = compare_results(base, news, METRICS[args.metric], fail_above=args.fail_above,
-                             alpha=args.alpha, ignore_port=args.ignore_port)
+                             alpha=args.alpha, ignore_port=args.ignore_port, allow_missing=args.allow_missing)
     if args.chart:
         from .charts import ratio_chart
 
@@ -219,7 +225,9 @@ def _compare(args: argparse.Namespace) -> int:
         ratio_chart(report).savefig(args.chart, dpi=110)
     sys.stdout.write(render_markdown(report))
     sys.stdout.flush()
-    return EXIT_REGRESSION if report.has_regression else EXIT_OK
+    for line in failure_lines(report):
+        print(f"iocpbench-compare: fail: {_one_line(line)}", file=sys.stderr)
+    return EXIT_REGRESSION if report.has_failure else EXIT_OK
 
 
 def compare_main(argv: Sequence[str] | None = None) -> int:

@@ -1,25 +1,30 @@
-"""Compare a base results file with one or more new ones, point by matched point.
+"""Compare a base results file with one or more new ones, point by matched point, and gate.
 
-Per point: the ratio NEW/BASE of medians, its 95% CI (bootstrap over the per-run values, or
-from the two summaries when the runs are missing), and a Mann-Whitney U p-value from the
-per-run values. A regression is significant (p < alpha) *and* worse than the threshold: the
-effect-size gate keeps tiny but "significant" drifts from failing CI, the significance gate
-keeps noisy points from doing so.
+Per point: NEW/BASE as the ratio of geometric means of the per-run values, its 95% CI, and an
+exact permutation p-value (descriptive). The verdict is the gate's (gate.py,
+docs/verdicts.md): a simultaneous bound beyond the margin at a point, or the geometric mean
+ratio of all points beyond it, with a 5% false-alarm rate for the whole comparison.
+
+Before any ratio, a new file must be whole: a complete sweep, no run with errors, every run
+drained, every base point present (unless allowed). A file that is not fails the gate with the
+reason, because a broken run must never pass as "no regression".
+Points whose blocking ratio was not achieved within tolerance (issue 14's blocking_fidelity)
+on either side are left out and named: their throughput is of another ratio.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import stats
+from . import gate, stats
+from .gate import DEFAULT_MARGIN_PCT as DEFAULT_FAIL_ABOVE
+from .gate import FAMILY_ALPHA as DEFAULT_ALPHA
 from .load import Results
 from .match import Matching, SpecKey, match_points, point_label, spec_key
-from .metrics import Metric, run_values, summary_stat, summary_value
-
-DEFAULT_FAIL_ABOVE = 5.0
-DEFAULT_ALPHA = 0.05
+from .metrics import Metric, run_values, summary_ci, summary_value
 
 
 @dataclass(frozen=True)
@@ -27,16 +32,27 @@ class PointComparison:
     label: str
     base_median: float | None
     new_median: float | None
-    ratio: float | None
+    ratio: float | None  # of geometric means (of medians where the runs are missing)
     ci: tuple[float, float] | None
     p_value: float | None
     n_base: int
     n_new: int
     # Signed: positive = worse, in percent, whichever direction "better" is for the metric.
     worse_pct: float | None
-    significant: bool
-    regression: bool
-    improvement: bool
+    verdict: str  # gate.REGRESSION, IMPROVEMENT, OK or NO_VERDICT
+    bound: float | None = None  # the simultaneous bound the verdict compared with the margin
+
+    @property
+    def regression(self) -> bool:
+        return self.verdict == gate.REGRESSION
+
+    @property
+    def improvement(self) -> bool:
+        return self.verdict == gate.IMPROVEMENT
+
+    @property
+    def significant(self) -> bool:
+        return self.verdict in (gate.REGRESSION, gate.IMPROVEMENT)
 
 
 @dataclass
@@ -45,10 +61,23 @@ class MachineComparison:
     label: str
     matching: Matching
     rows: dict[SpecKey, PointComparison] = field(default_factory=dict)
+    # Matched points left out because either side missed its blocking ratio: (label, reason).
+    left_out: list[tuple[str, str]] = field(default_factory=list)
+    overall: gate.GlobalVerdict = field(default_factory=lambda: gate.GlobalVerdict(0, None, None, False))
+    # Why this file cannot pass, whatever its ratios say (incomplete, errors, missing points).
+    failures: list[str] = field(default_factory=list)
 
     @property
     def regressions(self) -> list[PointComparison]:
         return [r for r in self.rows.values() if r.regression]
+
+    @property
+    def gated_points(self) -> int:
+        return sum(1 for r in self.rows.values() if r.verdict != gate.NO_VERDICT)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.failures) or bool(self.regressions) or self.overall.regression
 
 
 @dataclass
@@ -60,10 +89,15 @@ class CompareReport:
     alpha: float
     ignore_port: bool
     machines: list[MachineComparison]
+    allow_missing: bool = False
 
     @property
     def has_regression(self) -> bool:
-        return any(m.regressions for m in self.machines)
+        return any(m.regressions or m.overall.regression for m in self.machines)
+
+    @property
+    def has_failure(self) -> bool:
+        return any(m.failed for m in self.machines)
 
 
 def machine_label(results: Results) -> str:
@@ -81,12 +115,50 @@ def unique_labels(results: list[Results]) -> list[str]:
 
 
 def _median_of(point: dict[str, Any], metric: str, runs: list[float]) -> float | None:
-    # The median of the runs is what the bootstrap and MWU see, so use it when there are runs.
     return stats.median(runs) if runs else summary_value(point, metric)
 
 
 def _worse_pct(ratio: float, metric: Metric) -> float:
     return (1.0 - ratio) * 100.0 if metric.higher_is_better else (ratio - 1.0) * 100.0
+
+
+def fidelity_problem(point: dict[str, Any]) -> str | None:
+    """Why a point's blocking ratio is not what was asked (None when it is, or when the file
+    predates blocking_fidelity: those count as within tolerance)."""
+    fid = point.get("blocking_fidelity")
+    if not isinstance(fid, dict) or fid.get("within_tolerance") is not False:
+        return None
+    achieved = fid.get("achieved_median")
+    got = f"achieved {achieved:.3f}" if isinstance(achieved, (int, float)) else "achieved n/a"
+    tol = fid.get("tolerance")
+    reason = f"; {fid['reason']}" if fid.get("reason") else ""
+    return (f"requested {fid.get('requested', point['blocking']['ratio'])}, {got}"
+            + (f", tolerance {tol}" if isinstance(tol, (int, float)) else "") + reason)
+
+
+def run_problems(results: Results) -> list[str]:
+    """What makes a results file unfit to gate on, one phrase each (empty when it is whole)."""
+    problems: list[str] = []
+    if results.data.get("sweep", {}).get("complete") is False:
+        problems.append("the sweep is incomplete (sweep.complete is false)")
+    kinds: dict[str, list[str]] = {"with errors": [], "not drained": [], "interrupted": []}
+    for p in results.points:
+        for r in p.get("runs") or []:
+            if not isinstance(r, dict):
+                continue
+            if isinstance(r.get("errors"), int) and r["errors"] > 0:
+                kinds["with errors"].append(point_label(p))
+            accounting = r.get("accounting")
+            detail = r.get("error_detail")
+            if (isinstance(accounting, dict) and accounting.get("drained") is False) or (
+                    isinstance(detail, dict) and detail.get("drain_timed_out") is True):
+                kinds["not drained"].append(point_label(p))
+            if r.get("interrupted") is True:
+                kinds["interrupted"].append(point_label(p))
+    for what, labels in kinds.items():
+        if labels:
+            problems.append(f"{len(labels)} run(s) {what} (first: {labels[0]})")
+    return problems
 
 
 def compare_pair(
@@ -99,34 +171,69 @@ def compare_pair(
     label: str = "",
     seed: int = 0,
 ) -> PointComparison:
-    b_runs = run_values(base, metric.name)
-    n_runs = run_values(new, metric.name)
-    b_med = _median_of(base, metric.name, b_runs)
-    n_med = _median_of(new, metric.name, n_runs)
-    ratio = n_med / b_med if (b_med is not None and n_med is not None and b_med != 0) else None
+    """One point judged alone (a comparison of one point): see compare_rows for many."""
+    return compare_rows([(base, new)], metric, fail_above=fail_above, alpha=alpha,
+                        labels=[label or point_label(base)], seed=seed)[0][0]
 
-    ci = stats.bootstrap_ratio_ci(b_runs, n_runs, seed=seed)
-    if ci is None and ratio is not None:
-        bs, ns = summary_stat(base, metric.name) or {}, summary_stat(new, metric.name) or {}
-        ci = stats.ratio_ci_from_summaries(bs.get("ci95_low"), bs.get("ci95_high"), ns.get("ci95_low"), ns.get("ci95_high"))
 
-    p = stats.mann_whitney_p(b_runs, n_runs)
-    significant = p is not None and p < alpha
-    worse = _worse_pct(ratio, metric) if ratio is not None else None
-    return PointComparison(
-        label=label or point_label(base),
-        base_median=b_med,
-        new_median=n_med,
-        ratio=ratio,
-        ci=ci,
-        p_value=p,
-        n_base=len(b_runs),
-        n_new=len(n_runs),
-        worse_pct=worse,
-        significant=significant,
-        regression=significant and worse is not None and worse > fail_above,
-        improvement=significant and worse is not None and -worse > fail_above,
-    )
+def _sample(b_runs: list[float], n_runs: list[float]) -> gate.Sample | None:
+    lb, ln = stats.logs(b_runs), stats.logs(n_runs)
+    if not lb or not ln:
+        return None
+    return gate.Sample(tuple(lb), tuple(ln))
+
+
+def _descriptive(base: dict[str, Any], new: dict[str, Any], metric: Metric, b_runs: list[float],
+                 n_runs: list[float]) -> tuple[float | None, tuple[float, float] | None]:
+    """Ratio and CI of a point the gate cannot judge: from the runs where there are two a
+    side, else from the summaries (their CIs only where they rest on two runs or more)."""
+    both = stats.geomean_ratio_ci(b_runs, n_runs)
+    if both is not None and both[1] is not None:
+        return both
+    b_med, n_med = _median_of(base, metric.name, b_runs), _median_of(new, metric.name, n_runs)
+    ratio = n_med / b_med if (b_med and n_med is not None) else None
+    bci, nci = summary_ci(base, metric.name), summary_ci(new, metric.name)
+    ci = stats.ratio_ci_from_summaries(*bci, *nci) if bci and nci else None
+    return (both[0] if both else ratio), ci
+
+
+def compare_rows(
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]],
+    metric: Metric,
+    *,
+    fail_above: float = DEFAULT_FAIL_ABOVE,
+    alpha: float = DEFAULT_ALPHA,
+    labels: list[str],
+    seed: int = 0,
+) -> tuple[list[PointComparison], gate.GlobalVerdict]:
+    """Every matched point of one comparison, judged together (the gate's K is len(pairs))."""
+    runs = [(run_values(b, metric.name), run_values(n, metric.name)) for b, n in pairs]
+    samples = [_sample(b, n) for b, n in runs]
+    present = [s for s in samples if s is not None]
+    judged = gate.judge(present, margin_pct=fail_above, higher_is_better=metric.higher_is_better, alpha=alpha)
+    verdicts = iter(judged.points)
+    rows: list[PointComparison] = []
+    for (bp, np_), (b_runs, n_runs), sample, label in zip(pairs, runs, samples, labels):
+        v = next(verdicts) if sample is not None else None
+        if v is not None and v.verdict != gate.NO_VERDICT:
+            ratio, ci = math.exp(v.log_ratio), v.ci
+        else:
+            ratio, ci = _descriptive(bp, np_, metric, b_runs, n_runs)
+        lb, ln = stats.logs(b_runs), stats.logs(n_runs)
+        rows.append(PointComparison(
+            label=label,
+            base_median=_median_of(bp, metric.name, b_runs),
+            new_median=_median_of(np_, metric.name, n_runs),
+            ratio=ratio,
+            ci=ci,
+            p_value=stats.permutation_p(lb, ln, seed=seed) if lb and ln else None,
+            n_base=len(b_runs),
+            n_new=len(n_runs),
+            worse_pct=_worse_pct(ratio, metric) if ratio is not None else None,
+            verdict=v.verdict if v is not None else gate.NO_VERDICT,
+            bound=v.bound if v is not None else None,
+        ))
+    return rows, judged.overall
 
 
 def compare_results(
@@ -137,20 +244,32 @@ def compare_results(
     fail_above: float = DEFAULT_FAIL_ABOVE,
     alpha: float = DEFAULT_ALPHA,
     ignore_port: bool = False,
+    allow_missing: bool = False,
 ) -> CompareReport:
     labels = unique_labels([base, *news])
     machines: list[MachineComparison] = []
     for new, label in zip(news, labels[1:]):
         matching = match_points(base.points, new.points, ignore_port=ignore_port)
         mc = MachineComparison(results=new, label=label, matching=matching)
+        kept: list[tuple[dict[str, Any], dict[str, Any]]] = []
         for bp, np_ in matching.pairs:
-            key = spec_key(bp, ignore_port=ignore_port)
-            mc.rows[key] = compare_pair(
-                bp, np_, metric, fail_above=fail_above, alpha=alpha,
-                label=point_label(bp, ignore_port=ignore_port),
-            )
+            why = [f"{side}: {w}" for side, w in (("base", fidelity_problem(bp)), ("new", fidelity_problem(np_))) if w]
+            if why:
+                mc.left_out.append((point_label(bp, ignore_port=ignore_port), "; ".join(why)))
+            else:
+                kept.append((bp, np_))
+        names = [point_label(bp, ignore_port=ignore_port) for bp, _ in kept]
+        rows, mc.overall = compare_rows(kept, metric, fail_above=fail_above, alpha=alpha, labels=names)
+        for (bp, _), row in zip(kept, rows):
+            mc.rows[spec_key(bp, ignore_port=ignore_port)] = row
+        mc.failures = run_problems(new)
+        missing = matching.only_base + [np_ for _, np_ in matching.pairs if not (np_.get("runs") or [])]
+        if missing and not allow_missing:
+            mc.failures.append(f"{len(missing)} base point(s) missing or without runs "
+                               f"(first: {point_label(missing[0], ignore_port=ignore_port)}); "
+                               "--allow-missing to compare what is there")
         machines.append(mc)
-    return CompareReport(base, labels[0], metric, fail_above, alpha, ignore_port, machines)
+    return CompareReport(base, labels[0], metric, fail_above, alpha, ignore_port, machines, allow_missing)
 
 
 # ---------------------------------------------------------------- Markdown rendering
@@ -176,13 +295,15 @@ def fmt_p(p: float | None) -> str:
 def fmt_cell(row: PointComparison) -> str:
     if row.ratio is None:
         return f"{fmt_value(row.new_median)} (no ratio: base is {fmt_value(row.base_median)})"
-    ci = f", CI {row.ci[0]:.2f}-{row.ci[1]:.2f}" if row.ci else ""
+    ci = f", CI {row.ci[0]:.2f}-{row.ci[1]:.2f}" if row.ci else ", CI n/a"
     cell = f"{fmt_value(row.new_median)} ({row.ratio:.2f}x{ci}, {fmt_p(row.p_value)})"
     change = (row.ratio - 1.0) * 100.0  # the metric's own direction: cs/kop +30% is worse
     if row.regression:
-        cell += f" **REGRESSION {change:+.1f}%**"
+        cell += f" **REGRESSION {change:+.1f}%** (bound {row.bound:.2f})"
     elif row.improvement:
         cell += f" improved {change:+.1f}%"
+    elif row.verdict == gate.NO_VERDICT:
+        cell += " (no verdict)"
     return cell
 
 
@@ -229,6 +350,50 @@ def _unmatched(report: CompareReport) -> list[str]:
     return lines
 
 
+def _limit_text(report: CompareReport) -> str:
+    m = report.fail_above / 100
+    return f"below {max(0.0, 1 - m):.2f}" if report.metric.higher_is_better else f"above {1 + m:.2f}"
+
+
+def _gate_lines(report: CompareReport, mc: MachineComparison) -> list[str]:
+    """The verdict for one new file: why it cannot pass, its regressions, the geometric mean."""
+    lines: list[str] = []
+    o = mc.overall
+    if o.ratio is not None and o.ci is not None:
+        lines.append(f"- **{_escape(mc.label)}**: geometric mean ratio over {o.points} gated point(s) "
+                     f"{o.ratio:.3f} (95% CI {o.ci[0]:.3f}-{o.ci[1]:.3f})"
+                     + (f" **REGRESSION: the whole CI is {_limit_text(report)}**" if o.regression else ""))
+    else:
+        lines.append(f"- **{_escape(mc.label)}**: no gated points, no geometric mean verdict")
+    for why in mc.failures:
+        lines.append(f"  - **FAIL: {_escape(why)}**")
+    n_reg = len(mc.regressions)
+    if n_reg:
+        lines.append(f"  - **{n_reg} point regression(s)**: " + ", ".join(f"`{_escape(r.label)}`" for r in mc.regressions))
+    ungated = len(mc.rows) - mc.gated_points
+    if ungated:
+        lines.append(f"  - {ungated} point(s) with fewer than {gate.MIN_RUNS} runs a side: no verdict for them"
+                     + (" (none could be gated: this comparison is descriptive only)" if not mc.gated_points else ""))
+    few = sum(1 for r in mc.rows.values() if r.verdict != gate.NO_VERDICT
+              and min(r.n_base, r.n_new) < gate.RECOMMENDED_RUNS)
+    if few:
+        lines.append(f"  - {few} gated point(s) with fewer than {gate.RECOMMENDED_RUNS} runs a side: "
+                     "the stated error rates (docs/verdicts.md) hold at 5; use --repetitions 5")
+    return lines
+
+
+def verdict_line(report: CompareReport) -> str:
+    if report.has_failure:
+        bad = sum(1 for mc in report.machines if mc.failed)
+        return f"**FAIL: {bad} of {len(report.machines)} new file(s) regressed or are not whole runs.**"
+    if not any(mc.rows for mc in report.machines):
+        return "No verdict: no points compared."
+    if not any(mc.gated_points for mc in report.machines):
+        return ("No verdict: too few runs a side for the gate (descriptive table only); "
+                f"use at least {gate.MIN_RUNS}, {gate.RECOMMENDED_RUNS} for the stated error rates.")
+    return f"No regression beyond {report.fail_above:g}% (the gate's false-alarm rate: {report.alpha:g} per comparison)."
+
+
 def render_markdown(report: CompareReport) -> str:
     metric = report.metric
     better = "higher" if metric.higher_is_better else "lower"
@@ -237,37 +402,43 @@ def render_markdown(report: CompareReport) -> str:
         "",
         f"Base `{report.base.path.name}`; new: "
         + ", ".join(f"`{mc.results.path.name}`" for mc in report.machines)
-        + f". Each cell: new median (NEW/BASE ratio of medians, bootstrap 95% CI, Mann-Whitney U p). "
-        f"Regression: p < {report.alpha:g} and worse by more than {report.fail_above:g}%."
+        + ". Each cell: new median (NEW/BASE ratio of geometric means, its 95% CI, exact permutation p). "
+        f"Gate (docs/verdicts.md): a point regresses when its simultaneous bound (Bonferroni over the "
+        f"compared points, family rate {report.alpha:g}) is {_limit_text(report)}; the comparison also "
+        f"regresses when the geometric mean ratio's 95% CI is {_limit_text(report)}."
         + (" Points matched across port backends." if report.ignore_port else ""),
         "",
+        verdict_line(report),
+        "",
     ]
+    for mc in report.machines:
+        out += _gate_lines(report, mc)
+    out.append("")
     if any(mc.rows for mc in report.machines):
         out += _table(report)
     else:
         out.append("_No points matched._")
     out.append("")
-
-    too_few = sum(
-        1
-        for mc in report.machines
-        for r in mc.rows.values()
-        if stats.min_attainable_p(r.n_base, r.n_new) >= report.alpha
-    )
-    if too_few:
-        out += [
-            f"Note: {too_few} compared point(s) have too few runs for any difference to reach "
-            f"p < {report.alpha:g} (Mann-Whitney U needs about 4 runs a side); use more repetitions.",
-            "",
-        ]
-
-    n_reg = sum(len(mc.regressions) for mc in report.machines)
-    if n_reg:
-        out += [f"**{n_reg} significant regression(s) beyond {report.fail_above:g}%.**", ""]
-    else:
-        out += [f"No significant regression beyond {report.fail_above:g}%.", ""]
-
+    left = [(mc, lab, why) for mc in report.machines for lab, why in mc.left_out]
+    if left:
+        out += ["### Left out: blocking ratio not within tolerance", ""]
+        out += [f"- `{_escape(lab)}` ({_escape(mc.label)}): {_escape(why)}" for mc, lab, why in left]
+        out.append("")
     unmatched = _unmatched(report)
     if unmatched:
         out += ["### Unmatched points", ""] + unmatched
     return "\n".join(out).rstrip() + "\n"
+
+
+def failure_lines(report: CompareReport) -> list[str]:
+    """One line per new file that fails, for stderr: the file and every reason."""
+    lines = []
+    for mc in report.machines:
+        reasons = list(mc.failures)
+        if mc.regressions:
+            reasons.append(f"{len(mc.regressions)} point regression(s) (first: {mc.regressions[0].label})")
+        if mc.overall.regression and mc.overall.ratio is not None:
+            reasons.append(f"geometric mean ratio {mc.overall.ratio:.3f}, its 95% CI {_limit_text(report)}")
+        if reasons:
+            lines.append(f"{mc.results.path}: " + "; ".join(reasons))
+    return lines

@@ -65,12 +65,28 @@ def _validator() -> Any:
 
     results = load_schema(RESULTS_SCHEMA)
     probe = load_schema(PROBE_SCHEMA)
-    # The results schema refers to probe.schema.json by a relative $ref; put both in the
-    # resolver's store under their $id so resolution never touches the network.
-    store = {results["$id"]: results, probe["$id"]: probe}
-    resolver = jsonschema.RefResolver.from_schema(results, store=store)
+    # The results schema refers to probe.schema.json by a relative $ref; put both in a local
+    # store under their $id so resolution never touches the network.
     cls = jsonschema.validators.validator_for(results)
+    registry = _registry(results, probe)
+    if registry is not None:
+        return cls(results, registry=registry)
+    # Debian 12's jsonschema (4.10) predates `referencing`: its RefResolver is the only way
+    # there (deprecated since 4.18, so never reached on a current install).
+    resolver = jsonschema.RefResolver.from_schema(results, store={results["$id"]: results, probe["$id"]: probe})
     return cls(results, resolver=resolver)
+
+
+def _registry(*schemas: dict[str, Any]) -> Any:
+    """A `referencing` registry holding the schemas under their $id, or None where the
+    package is not installed (jsonschema < 4.18)."""
+    try:
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT202012
+    except ImportError:
+        return None
+    resources = [(s["$id"], Resource.from_contents(s, default_specification=DRAFT202012)) for s in schemas]
+    return Registry().with_resources(resources)
 
 
 def _json_error_message(path: Path, text: str, err: json.JSONDecodeError) -> str:

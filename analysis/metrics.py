@@ -57,6 +57,21 @@ def summary_value(point: dict[str, Any], metric: str, key: str = "median") -> fl
     return values[0] if values else None
 
 
+def summary_ci(point: dict[str, Any], metric: str) -> tuple[float, float] | None:
+    """The summary's 95% CI, or None where it has none or rests on fewer than two runs (a
+    writer may give one run the interval [x, x]: that is no interval at all)."""
+    stat = summary_stat(point, metric)
+    if stat is None:
+        return None
+    n = stat.get("n")
+    if isinstance(n, int) and not isinstance(n, bool) and n < 2:
+        return None
+    ends = clean([stat.get("ci95_low"), stat.get("ci95_high")])
+    if len(ends) != 2 or stat.get("ci95_low") is None or stat.get("ci95_high") is None:
+        return None
+    return (ends[0], ends[1])
+
+
 def run_values(point: dict[str, Any], metric: str) -> list[float]:
     """Per-run values of a metric; runs that lack it are left out."""
     runs = point.get("runs") or []

@@ -1,7 +1,9 @@
 """Small statistics over per-run values: the same summaries the harness writes, and the tests
-compare uses (Mann-Whitney U, as Google Benchmark's compare.py, and a bootstrap ratio CI).
+compare and the report use: an exact permutation test (valid where values tie, as latency
+bucket midpoints do), the ratio of two points' geometric means with a t interval on the log
+scale, and a bootstrap CI of a median.
 
-All functions are pure; the bootstrap takes an explicit seed so reports are reproducible.
+All functions are pure; the resampling ones take an explicit seed so reports are reproducible.
 """
 
 from __future__ import annotations
@@ -85,25 +87,90 @@ def summarize(values: Sequence[object]) -> Summary:
     )
 
 
-def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """Two-sided Mann-Whitney U p-value; None when either side is empty.
+# Up to this many splits a permutation test enumerates them all (5 runs against 5: 252;
+# 8 against 8: 12,870); beyond, it draws this many at random from a fixed seed.
+EXACT_PERMUTATIONS_MAX = 20_000
 
-    Two samples that are all one identical value have no ranks to compare: scipy returns NaN
-    there, but "no evidence of a difference" (p = 1) is the honest answer."""
-    if not a or not b:
+
+def permutation_p(a: Sequence[float], b: Sequence[float], *, seed: int = 0) -> float | None:
+    """Two-sided permutation p-value of the difference of means.
+
+    Exact (every split of the pooled runs) at the sizes a sweep has, so ties are handled as
+    they are, unlike the U test's normal approximation, which scipy falls back to with ties.
+    Two samples of one identical value have nothing to permute: p = 1. A side of one run
+    gets None (scipy's test needs two)."""
+    if len(a) < 2 or len(b) < 2:
         return None
-    if len(set(a)) == 1 and set(a) == set(b):
+    if len(set(a) | set(b)) == 1:
         return 1.0
-    p = float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
-    return p if math.isfinite(p) else 1.0
+    splits = math.comb(len(a) + len(b), len(a))
+    exact = splits <= EXACT_PERMUTATIONS_MAX
+    result = sps.permutation_test(
+        (np.asarray(a, dtype=float), np.asarray(b, dtype=float)),
+        lambda x, y, axis: np.mean(x, axis=axis) - np.mean(y, axis=axis),
+        permutation_type="independent", alternative="two-sided", vectorized=True,
+        n_resamples=np.inf if exact else 9_999, random_state=seed,
+    )
+    p = float(result.pvalue)
+    return min(1.0, p) if math.isfinite(p) else 1.0
 
 
 def min_attainable_p(n_a: int, n_b: int) -> float:
-    """The smallest two-sided exact MWU p-value for these sample sizes (complete separation).
-    With 3 runs a side it is 0.1: no difference can ever be significant at 0.05."""
+    """The smallest two-sided exact permutation (or U test) p-value for these sample sizes:
+    complete separation. With 3 runs a side it is 0.1: nothing can reach p < 0.05."""
     if n_a == 0 or n_b == 0:
         return 1.0
     return min(1.0, 2.0 / math.comb(n_a + n_b, n_a))
+
+
+def logs(values: Sequence[float]) -> list[float] | None:
+    """Natural logs, or None where a value is not positive (a ratio of it means nothing)."""
+    if any(v <= 0 for v in values):
+        return None
+    return [math.log(v) for v in values]
+
+
+def log_sd(values: Sequence[float]) -> float | None:
+    """Sample standard deviation of the logs (about the CV, for small CVs)."""
+    lx = logs(values)
+    if lx is None or len(lx) < 2:
+        return None
+    return float(np.std(lx, ddof=1))
+
+
+def geomean_ratio_ci(
+    base: Sequence[float], new: Sequence[float], *, confidence: float = CONFIDENCE
+) -> tuple[float, tuple[float, float] | None] | None:
+    """new/base as the ratio of geometric means, with a Welch t interval on the log scale
+    (None with fewer than 2 runs a side). None when either side is empty or not positive."""
+    lb, ln = logs(base), logs(new)
+    if not lb or not ln:
+        return None
+    d = float(np.mean(ln) - np.mean(lb))
+    if len(lb) < 2 or len(ln) < 2:
+        return math.exp(d), None
+    vb, vn = float(np.var(lb, ddof=1)) / len(lb), float(np.var(ln, ddof=1)) / len(ln)
+    se = math.sqrt(vb + vn)
+    if se == 0:
+        return math.exp(d), (math.exp(d), math.exp(d))
+    df = (vb + vn) ** 2 / ((vb**2 / (len(lb) - 1)) + (vn**2 / (len(ln) - 1))) if vb + vn > 0 else len(lb) + len(ln) - 2
+    half = float(sps.t.ppf(0.5 + confidence / 2, df)) * se
+    return math.exp(d), (math.exp(d - half), math.exp(d + half))
+
+
+def bootstrap_median_ci(
+    values: Sequence[float], *, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float] | None:
+    """Percentile bootstrap 95% CI of the median (None with fewer than 2 values). It can
+    never leave the sample's range: with 5 runs it is the honest "where the median lies"."""
+    if len(values) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    x = np.asarray(values, dtype=float)
+    meds = np.median(rng.choice(x, size=(resamples, x.size), replace=True), axis=1)
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(meds, [tail, 100 - tail])
+    return (float(low), float(high))
 
 
 def bootstrap_ratio_ci(

@@ -1,4 +1,5 @@
-"""iocpbench-compare: ratios, significance, exit status, Markdown, unmatched points."""
+"""iocpbench-compare: ratios, the gate, exit status, whole-run checks, Markdown, unmatched and
+left-out points."""
 
 from __future__ import annotations
 
@@ -35,14 +36,18 @@ def test_direction_depends_on_the_metric() -> None:
 
 def test_small_significant_change_below_threshold_is_not_a_regression() -> None:
     row = compare_pair(make_point(seed=1), make_point(seed=1, scale=0.97), TP, fail_above=5)
-    assert row.significant and not row.regression
+    # The runs differ beyond doubt (the same jitter, shifted: complete separation)...
+    assert row.p_value is not None and row.p_value < 0.05
+    # ...but the gate asks whether the loss is beyond the 5% margin, and it is not.
+    assert row.verdict == "ok" and not row.regression
 
 
 def test_missing_runs_fall_back_to_summaries() -> None:
     base, new = make_point(seed=1), make_point(seed=2, scale=0.5)
     base["runs"], new["runs"] = [], []
     row = compare_pair(base, new, TP)
-    assert row.p_value is None and not row.regression  # no runs: no significance claim
+    assert row.p_value is None and not row.regression  # no runs: no verdict
+    assert row.verdict == "no verdict"
     assert abs(row.ratio - 0.5) < 0.03 and row.ci is not None  # type: ignore[operator]
 
 
@@ -51,7 +56,7 @@ def test_file_against_itself_exits_0(tmp_path: Path) -> None:
     proc = run_tool("compare", a, a)
     assert proc.returncode == 0, proc.stderr
     assert "| point |" in proc.stdout and "REGRESSION" not in proc.stdout
-    assert "No significant regression beyond 5%" in proc.stdout
+    assert "No regression beyond 5%" in proc.stdout and proc.stderr == ""
     assert "Unmatched points" not in proc.stdout
 
 
@@ -89,7 +94,8 @@ def test_several_new_files_one_column_each_across_machine_sizes(tmp_path: Path) 
 def test_unmatched_points_are_listed(tmp_path: Path) -> None:
     a = write_json(tmp_path / "a.json", make_results(ratios=(0.0, 0.5)))
     b = write_json(tmp_path / "b.json", make_results(ratios=(0.5, 0.9)))
-    proc = run_tool("compare", a, b)
+    assert run_tool("compare", a, b).returncode == 1  # b lacks a's b=0 points
+    proc = run_tool("compare", a, b, "--allow-missing")
     assert proc.returncode == 0, proc.stderr
     section = proc.stdout.split("### Unmatched points", 1)[1]
     assert "Only in base" in section and "/b=0/" in section
@@ -101,18 +107,112 @@ def test_unmatched_points_are_listed(tmp_path: Path) -> None:
 def test_no_match_at_all(tmp_path: Path) -> None:
     a = write_json(tmp_path / "a.json", make_results(port="emulated"))
     b = write_json(tmp_path / "b.json", make_results(port="win32"))
-    proc = run_tool("compare", a, b)
+    proc = run_tool("compare", a, b, "--allow-missing")
     assert proc.returncode == 0 and "No points matched" in proc.stdout
     proc = run_tool("compare", a, b, "--ignore-port")
     assert proc.returncode == 0 and "Unmatched points" not in proc.stdout
 
 
-def test_too_few_runs_note(tmp_path: Path) -> None:
+def test_too_few_runs_is_descriptive_only(tmp_path: Path) -> None:
+    a = write_json(tmp_path / "a.json", make_results(reps=2))
+    b = write_json(tmp_path / "b.json", make_results(reps=2, scale=0.5, seed=4))
+    proc = run_tool("compare", a, b)
+    assert proc.returncode == 0, proc.stdout  # 2 runs a side: no verdict, whatever the ratio
+    assert "No verdict: too few runs" in proc.stdout and "descriptive only" in proc.stdout
+    assert "(0.50x" in proc.stdout  # the ratios are still shown
+
+
+def test_fewer_than_recommended_runs_warns(tmp_path: Path) -> None:
     a = write_json(tmp_path / "a.json", make_results(reps=3))
     b = write_json(tmp_path / "b.json", make_results(reps=3, scale=0.5, seed=4))
     proc = run_tool("compare", a, b)
-    assert proc.returncode == 0  # 3 runs a side can never reach p < 0.05
-    assert "too few runs" in proc.stdout
+    assert proc.returncode == 1  # 3 a side is gated, and a 50% loss is beyond doubt
+    assert "fewer than 5 runs a side" in proc.stdout
+
+
+def test_one_run_a_side_has_no_ci(tmp_path: Path) -> None:
+    # The harness may write one run's summary CI as [x, x]: compare must not print "CI 1.03-1.03".
+    base, new = make_point(seed=1, reps=1), make_point(seed=2, reps=1)
+    for p in (base, new):
+        stat = p["summary"]["throughput_ops_per_s"]
+        stat.update(ci95_low=stat["median"], ci95_high=stat["median"], cv=0.0)
+    row = compare_pair(base, new, TP)
+    assert row.ci is None and row.verdict == "no verdict" and row.ratio is not None
+
+
+def _whole_run_failure(tmp_path: Path, change: object, *extra: str) -> tuple[int, str, str]:
+    a = write_json(tmp_path / "a.json", make_results(seed=1))
+    data = make_results(seed=2)
+    change(data)  # type: ignore[operator]
+    b = write_json(tmp_path / "b.json", data)
+    proc = run_tool("compare", a, b, *extra)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_incomplete_sweep_fails_with_one_line(tmp_path: Path) -> None:
+    def cut(d: dict) -> None:
+        d["sweep"]["complete"] = False
+        d["points"] = d["points"][:3]
+
+    rc, out, err = _whole_run_failure(tmp_path, cut)
+    assert rc == 1 and "FAIL" in out and "No regression" not in out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "b.json" in lines[0]
+    assert "sweep.complete is false" in lines[0] and "9 base point(s) missing" in lines[0]
+
+
+def test_runs_with_errors_or_undrained_fail(tmp_path: Path) -> None:
+    def errors(d: dict) -> None:
+        d["points"][2]["runs"][0]["errors"] = 3
+
+    rc, _, err = _whole_run_failure(tmp_path, errors)
+    assert rc == 1 and "1 run(s) with errors" in err
+
+    def undrained(d: dict) -> None:
+        d["points"][1]["runs"][4]["accounting"] = {"drained": False, "left_in_port": 7}
+
+    rc, _, err = _whole_run_failure(tmp_path, undrained)
+    assert rc == 1 and "1 run(s) not drained" in err
+
+
+def test_missing_points_fail_unless_allowed(tmp_path: Path) -> None:
+    def drop(d: dict) -> None:
+        d["points"] = d["points"][1:]
+
+    rc, _, err = _whole_run_failure(tmp_path, drop)
+    assert rc == 1 and "1 base point(s) missing" in err and "--allow-missing" in err
+    rc, out, err = _whole_run_failure(tmp_path, drop, "--allow-missing")
+    assert rc == 0 and err == "" and "Only in base" in out
+
+
+def test_points_off_their_blocking_ratio_are_left_out_and_named(tmp_path: Path) -> None:
+    a = write_json(tmp_path / "a.json", make_results(seed=1))
+    data = make_results(seed=2)
+    off = data["points"][4]
+    off["runs"] = [dict(r, throughput_ops_per_s=r["throughput_ops_per_s"] * 0.5) for r in off["runs"]]
+    off["blocking_fidelity"] = {"tolerance": 0.03, "requested": 0.5, "achieved_median": 0.62,
+                                "blocked_only_median": 0.55, "within_tolerance": False,
+                                "reason": "block below the timer's resolution"}
+    for p in data["points"][:4]:  # within tolerance: kept
+        p["blocking_fidelity"] = {"tolerance": 0.03, "requested": p["blocking"]["ratio"],
+                                  "achieved_median": p["blocking"]["ratio"], "blocked_only_median": None,
+                                  "within_tolerance": True, "reason": None}
+    b = write_json(tmp_path / "b.json", data)
+    proc = run_tool("compare", a, b)
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # its 50% loss is not judged
+    section = proc.stdout.split("### Left out: blocking ratio not within tolerance", 1)[1]
+    assert off["id"] in section and "achieved 0.620" in section and "timer's resolution" in section
+    assert f"| `{off['id']}` |" not in proc.stdout
+
+
+def test_a_loss_on_every_point_fails_on_the_geometric_mean(tmp_path: Path) -> None:
+    # 8% on every point: no single point is beyond doubt, together they are.
+    a = write_json(tmp_path / "a.json", make_results(seed=1, ratios=(0.0, 0.25, 0.5, 0.75)))
+    b = write_json(tmp_path / "b.json", make_results(seed=2, scale=0.92, ratios=(0.0, 0.25, 0.5, 0.75)))
+    proc = run_tool("compare", a, b)
+    assert proc.returncode == 1, proc.stdout
+    assert "REGRESSION: the whole CI is below 0.95" in proc.stdout
+    assert "geometric mean ratio 0.9" in proc.stderr
 
 
 def test_ratio_chart(tmp_path: Path) -> None:
