@@ -12,6 +12,7 @@
 
 #include "port/packet.hpp"
 #include "port/port_counters.hpp"
+#include "port/port_rules.hpp"
 
 namespace iocpbench::port {
 
@@ -44,10 +45,22 @@ class CompletionPort {
   virtual PortCounters counters() const = 0;
 };
 
-enum class Backend { emulated, win32, condvar, asio };
+// emulated_fifo_wakeup, emulated_no_cap, emulated_no_block_release: the emulated port with one
+// IOCP property removed (port_rules.hpp), to measure what that property is worth.
+enum class Backend {
+  emulated,
+  win32,
+  condvar,
+  asio,
+  emulated_fifo_wakeup,
+  emulated_no_cap,
+  emulated_no_block_release,
+};
 
 std::optional<Backend> parse_backend(std::string_view name);
 std::string_view to_string(Backend backend);
+// "emulated, win32, condvar, asio, emulated-fifo-wakeup, ...": every name parse_backend takes.
+std::string backend_names();
 // Test names and messages show the backend's name (GoogleTest prints parameters with it).
 inline std::ostream& operator<<(std::ostream& out, Backend backend) { return out << to_string(backend); }
 // The backend a user gets without asking: the kernel's IOCP on Windows, the emulated port elsewhere.
@@ -57,6 +70,7 @@ bool backend_available(Backend backend);
 struct PortOptions {
   unsigned concurrency = 0;       // M; 0 = logical CPUs
   bool check_invariants = false;  // emulated: count violations of the port invariant (tests)
+  PortRules rules{};              // emulated: which kernel rules apply (all: the faithful port)
 };
 
 // nullptr when the backend is not built on this OS.

@@ -3,7 +3,9 @@
 #include <array>
 #include <atomic>
 #include <cassert>
+#include <limits>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "platform/platform.hpp"
@@ -61,17 +63,37 @@ RemoveStatus status_of(const Packet& packet) {
   return packet.status == 0 ? RemoveStatus::ok : RemoveStatus::io_failed;
 }
 
+// GQCS reports a failed packet as a failed call; GQCSEx returns TRUE and each entry carries its
+// own status, even for a batch of one (D2).
+enum class Call { single, batch };
+
+RemoveStatus status_of_call(Call call, const Packet* out) {
+  return call == Call::single ? status_of(out[0]) : RemoveStatus::ok;
+}
+
+// Why a released thread stops counting: only a block is subject to the block rules.
+enum class StopReason { block, leave };
+
+constexpr unsigned kNoLimit = std::numeric_limits<unsigned>::max();
+
+struct Association;
+
 }  // namespace
 
 class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
  public:
   explicit EmulatedPortCore(const PortOptions& options)
       : concurrency_(options.concurrency == 0 ? platform::logical_cpus() : options.concurrency),
-        check_invariants_(options.check_invariants) {}
+        gate_(options.rules.concurrency_cap ? concurrency_ : kNoLimit),
+        block_gate_(options.rules.block_releases_within_cap ? gate_ : kNoLimit),
+        check_invariants_(options.check_invariants),
+        rules_(options.rules) {}
 
   unsigned concurrency() const { return concurrency_; }
+  bool releases_on_block() const { return rules_.release_on_block; }
   bool post(const Packet& packet);
-  RemoveStatus remove(Packet* out, std::size_t capacity, std::size_t& filled, Timeout timeout);
+  RemoveStatus remove(Packet* out, std::size_t capacity, std::size_t& filled, Timeout timeout,
+                      Call call);
   std::size_t depth() const {
     std::lock_guard lock(mutex_);
     return queue_.size();
@@ -79,8 +101,9 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   void close();
   PortCounters counters() const;
 
-  // Transition 5 for a thread that blocks, leaves for another port, or exits.
-  void thread_stops_counting();
+  // Transition 5 for a thread that blocks, leaves for another port, or exits; `slots` is what
+  // it holds (1, or more under the batch_slot_per_entry mutant).
+  void thread_stops_counting(StopReason reason, unsigned slots);
   // Transition 6: counted again at once, with no check against M.
   void thread_resumes();
 
@@ -90,20 +113,28 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   enum class Gate { checked, unconditional };
   void increment_active(Gate gate);
   void decrement_active();
-  void activate(WakeList& wake);
+  void activate(WakeList& wake, unsigned gate);
   void push_waiter(Waiter& waiter);
   Waiter* pop_waiter();
   void unlink_waiter(Waiter& waiter);
   std::size_t take_queued(Packet* out, std::size_t capacity);
+  std::size_t take_queued_on_own_slots(Packet* out, std::size_t capacity);
+  void count_timed_out(Association& self);
   void check_invariant();
 
   mutable PortLock mutex_;  // spins briefly before sleeping (port_lock.hpp)
-  const unsigned concurrency_;
+  const unsigned concurrency_;  // M
+  // What C is compared against before a gated increment: M, or no limit without the cap rule
+  // (so the faithful port's hot path does the one compare it always did).
+  const unsigned gate_;
+  const unsigned block_gate_;  // the same for the handoffs of a block
   const bool check_invariants_;
+  const PortRules rules_;
   unsigned active_ = 0;
   bool closed_ = false;
   RingQueue<Packet> queue_;
-  Waiter* top_ = nullptr;
+  Waiter* top_ = nullptr;     // the newest waiter (LIFO wake-up takes this one)
+  Waiter* bottom_ = nullptr;  // the oldest (the fifo_wakeup mutant takes this one)
   std::uint64_t over_limit_since_ns_ = 0;
   PortCounters counters_{.available = true};
 };
@@ -116,13 +147,16 @@ struct Association {
   std::shared_ptr<EmulatedPortCore> core;
   ThreadState state = ThreadState::none;
   unsigned blocking_depth = 0;
+  unsigned extra_slots = 0;  // slots held beyond one (only the batch_slot_per_entry mutant)
 
+  unsigned slots() const { return 1 + extra_slots; }
   void leave() {
     if (!core) return;
     auto old = std::move(core);
-    if (state == ThreadState::released) old->thread_stops_counting();
+    if (state == ThreadState::released) old->thread_stops_counting(StopReason::leave, slots());
     state = ThreadState::none;
     blocking_depth = 0;
+    extra_slots = 0;
   }
   ~Association() { leave(); }
 };
@@ -148,13 +182,16 @@ Association& this_thread_association() {
 
 }  // namespace
 
+// The checks below test the state itself, never the branch that led here: a gated increment
+// that finds C >= M counts a violation whatever gate the caller applied, so a port that hands
+// out a slot it does not have (the no_cap or release_all_on_block mutant) is caught.
 void EmulatedPortCore::increment_active(Gate gate) {
+  if (check_invariants_ && gate == Gate::checked && active_ >= concurrency_) {
+    ++counters_.invariant_violations;
+  }
   ++active_;
   if (active_ > counters_.max_active) counters_.max_active = active_;
   if (active_ == concurrency_ + 1) over_limit_since_ns_ = now_ns();
-  if (check_invariants_ && gate == Gate::checked && active_ > concurrency_) {
-    ++counters_.invariant_violations;
-  }
 }
 
 void EmulatedPortCore::decrement_active() {
@@ -173,14 +210,17 @@ void EmulatedPortCore::check_invariant() {
 void EmulatedPortCore::push_waiter(Waiter& waiter) {
   waiter.below = top_;
   waiter.above = nullptr;
-  if (top_ != nullptr) top_->above = &waiter;
+  if (top_ != nullptr) {
+    top_->above = &waiter;
+  } else {
+    bottom_ = &waiter;
+  }
   top_ = &waiter;
 }
 
 Waiter* EmulatedPortCore::pop_waiter() {
-  Waiter* waiter = top_;
-  top_ = waiter->below;
-  if (top_ != nullptr) top_->above = nullptr;
+  Waiter* waiter = rules_.lifo_wakeup ? top_ : bottom_;
+  unlink_waiter(*waiter);
   return waiter;
 }
 
@@ -190,7 +230,11 @@ void EmulatedPortCore::unlink_waiter(Waiter& waiter) {
   } else {
     top_ = waiter.below;
   }
-  if (waiter.below != nullptr) waiter.below->above = waiter.above;
+  if (waiter.below != nullptr) {
+    waiter.below->above = waiter.above;
+  } else {
+    bottom_ = waiter.above;
+  }
 }
 
 std::size_t EmulatedPortCore::take_queued(Packet* out, std::size_t capacity) {
@@ -199,9 +243,19 @@ std::size_t EmulatedPortCore::take_queued(Packet* out, std::size_t capacity) {
   return n;
 }
 
+// The batch_slot_per_entry mutant: each further entry needs (and takes) a slot of its own.
+std::size_t EmulatedPortCore::take_queued_on_own_slots(Packet* out, std::size_t capacity) {
+  std::size_t n = 0;
+  while (n < capacity && !queue_.empty() && active_ < gate_) {
+    out[n++] = queue_.pop_front();
+    increment_active(Gate::checked);
+  }
+  return n;
+}
+
 // Hand queued packets to waiters while a slot is free (transition 5, second half).
-void EmulatedPortCore::activate(WakeList& wake) {
-  while (active_ < concurrency_ && !queue_.empty() && top_ != nullptr) {
+void EmulatedPortCore::activate(WakeList& wake, unsigned gate) {
+  while (active_ < gate && !queue_.empty() && top_ != nullptr) {
     Waiter* waiter = pop_waiter();
     waiter->out[0] = queue_.pop_front();
     waiter->filled = 1;
@@ -216,7 +270,7 @@ void EmulatedPortCore::activate(WakeList& wake) {
 bool EmulatedPortCore::post(const Packet& packet) {
   std::unique_lock lock(mutex_);
   if (closed_) return false;
-  if (top_ != nullptr && active_ < concurrency_) {
+  if (top_ != nullptr && active_ < gate_) {
     Waiter* waiter = pop_waiter();
     waiter->out[0] = packet;
     waiter->filled = 1;
@@ -225,6 +279,7 @@ bool EmulatedPortCore::post(const Packet& packet) {
     ++counters_.handoffs;
     std::atomic<std::uint32_t>* word = &waiter->ready;
     word->store(1, std::memory_order_release);
+    check_invariant();
     lock.unlock();
     platform::futex_wake_one(*word);
     return true;
@@ -237,29 +292,40 @@ bool EmulatedPortCore::post(const Packet& packet) {
 }
 
 RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::size_t& filled,
-                                      Timeout timeout) {
+                                      Timeout timeout, Call call) {
   filled = 0;
   Association& self = this_thread_association();
-  if (self.core.get() != this) self.leave();  // 3a: leaving another port activates it
-
   std::unique_lock lock(mutex_);
-  if (closed_) return RemoveStatus::invalid_handle;
+  if (closed_) return RemoveStatus::invalid_handle;  // D1: the old association stays as it was
   if (self.core.get() != this) {
+    // 3a: leaving another port activates it. Its lock is taken with ours dropped (one lock at
+    // a time, no lock order); a close meanwhile fails this call after the move, as a close
+    // racing the kernel's reference would.
+    lock.unlock();
+    self.leave();
+    lock.lock();
+    if (closed_) return RemoveStatus::invalid_handle;
     self.core = shared_from_this();
   } else if (self.state == ThreadState::released) {
     decrement_active();
+    for (; self.extra_slots > 0; --self.extra_slots) decrement_active();
   }
 
-  if (!queue_.empty() && active_ < concurrency_) {  // 3b
-    filled = take_queued(out, capacity);
+  if (!queue_.empty() && active_ < gate_) {  // 3b
     increment_active(Gate::checked);
+    if (rules_.batch_one_slot) {
+      filled = take_queued(out, capacity);
+    } else {
+      out[0] = queue_.pop_front();
+      filled = 1 + take_queued_on_own_slots(out + 1, capacity - 1);
+      self.extra_slots = static_cast<unsigned>(filled - 1);
+    }
     self.state = ThreadState::released;
     check_invariant();
-    return capacity == 1 ? status_of(out[0]) : RemoveStatus::ok;
+    return status_of_call(call, out);
   }
   if (timeout.count() == 0) {  // 3c: the thread keeps a slot until its next GQCS or block
-    increment_active(Gate::unconditional);
-    self.state = ThreadState::released;
+    count_timed_out(self);
     check_invariant();
     return RemoveStatus::timeout;
   }
@@ -282,8 +348,7 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
     lock.lock();  // deadline: unless a packet arrived meanwhile, leave W (transition 4)
     if (waiter.ready.load(std::memory_order_relaxed) == 0) {
       unlink_waiter(waiter);
-      increment_active(Gate::unconditional);
-      self.state = ThreadState::released;
+      count_timed_out(self);
       check_invariant();
       return RemoveStatus::timeout;
     }
@@ -297,11 +362,31 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   self.state = ThreadState::released;
   if (capacity > 1) {  // 7: a batch also takes what is already queued, on the same slot
     lock.lock();
-    waiter.filled += take_queued(out + waiter.filled, capacity - waiter.filled);
+    if (rules_.batch_one_slot) {
+      waiter.filled += take_queued(out + waiter.filled, capacity - waiter.filled);
+    } else {
+      const std::size_t more =
+          take_queued_on_own_slots(out + waiter.filled, capacity - waiter.filled);
+      waiter.filled += more;
+      self.extra_slots = static_cast<unsigned>(more);
+    }
+    check_invariant();
     lock.unlock();
   }
   filled = waiter.filled;
-  return capacity == 1 ? status_of(out[0]) : RemoveStatus::ok;
+  return status_of_call(call, out);
+}
+
+// 3c and 4: a thread whose wait ended without a packet is counted (C++, no check against M),
+// and keeps that slot until its next GQCS or block. The timeout_not_counted mutant leaves it
+// associated but uncounted.
+void EmulatedPortCore::count_timed_out(Association& self) {
+  if (rules_.timeout_counts) {
+    increment_active(Gate::unconditional);
+    self.state = ThreadState::released;
+  } else {
+    self.state = ThreadState::none;
+  }
 }
 
 void EmulatedPortCore::close() {
@@ -311,7 +396,7 @@ void EmulatedPortCore::close() {
     if (closed_) return;
     closed_ = true;
     queue_.clear();
-    while (top_ != nullptr) {
+    while (rules_.close_wakes_waiters && top_ != nullptr) {
       Waiter* waiter = pop_waiter();
       waiter->filled = 0;
       waiter->status = RemoveStatus::abandoned;
@@ -329,20 +414,31 @@ PortCounters EmulatedPortCore::counters() const {
   return snapshot;
 }
 
-void EmulatedPortCore::thread_stops_counting() {
+void EmulatedPortCore::thread_stops_counting(StopReason reason, unsigned slots) {
   WakeList wake;
   {
     std::lock_guard lock(mutex_);
     if (closed_) return;
-    decrement_active();
-    activate(wake);
+    for (unsigned i = 0; i < slots; ++i) decrement_active();
+    if (reason == StopReason::leave) {
+      activate(wake, gate_);
+    } else if (rules_.block_activates) {
+      activate(wake, block_gate_);
+    }
     check_invariant();
   }
   wake.wake_all();
 }
 
 void EmulatedPortCore::thread_resumes() {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
+  // The resume_waits_for_slot mutant polls for a free slot (a close ends the wait); the
+  // faithful port counts the thread at once.
+  while (!rules_.resume_over_limit && !closed_ && active_ >= concurrency_) {
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    lock.lock();
+  }
   if (closed_) return;
   increment_active(Gate::unconditional);
 }
@@ -355,8 +451,10 @@ void blocking_region_begin() noexcept {
   if (!self.core) return;
   if (self.blocking_depth++ > 0) return;
   if (self.state != ThreadState::released) return;
+  if (!self.core->releases_on_block()) return;  // the no_block_release ablation
   self.state = ThreadState::paused;
-  self.core->thread_stops_counting();
+  self.core->thread_stops_counting(StopReason::block, self.slots());
+  self.extra_slots = 0;  // a resume takes one slot back
 }
 
 void blocking_region_end() noexcept {
@@ -375,8 +473,8 @@ void detach_current_thread() noexcept {
 
 // ---- the handle ----
 
-EmulatedPort::EmulatedPort(const PortOptions& options)
-    : core_(std::make_shared<EmulatedPortCore>(options)) {}
+EmulatedPort::EmulatedPort(const PortOptions& options, std::string_view name)
+    : core_(std::make_shared<EmulatedPortCore>(options)), name_(name) {}
 
 EmulatedPort::~EmulatedPort() { core_->close(); }
 
@@ -385,14 +483,14 @@ bool EmulatedPort::post(const Packet& packet) { return core_->post(packet); }
 
 RemoveStatus EmulatedPort::remove(Packet& out, Timeout timeout) {
   std::size_t filled = 0;
-  return core_->remove(&out, 1, filled, timeout);
+  return core_->remove(&out, 1, filled, timeout, Call::single);
 }
 
 RemoveStatus EmulatedPort::remove_batch(std::span<Packet> out, std::size_t& removed,
                                         Timeout timeout) {
   removed = 0;
   if (out.empty()) return RemoveStatus::invalid_parameter;
-  return core_->remove(out.data(), out.size(), removed, timeout);
+  return core_->remove(out.data(), out.size(), removed, timeout, Call::batch);
 }
 
 std::optional<std::size_t> EmulatedPort::depth() const { return core_->depth(); }

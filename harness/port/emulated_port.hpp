@@ -14,10 +14,11 @@ class EmulatedPortCore;
 
 class EmulatedPort final : public CompletionPort {
  public:
-  explicit EmulatedPort(const PortOptions& options);
+  // `name` is the backend's name: "emulated", or an ablation's (options.rules has one rule off).
+  explicit EmulatedPort(const PortOptions& options, std::string_view name = "emulated");
   ~EmulatedPort() override;
 
-  std::string_view backend() const override { return "emulated"; }
+  std::string_view backend() const override { return name_; }
   unsigned concurrency() const override;
   bool post(const Packet& packet) override;
   RemoveStatus remove(Packet& out, Timeout timeout) override;
@@ -31,6 +32,7 @@ class EmulatedPort final : public CompletionPort {
   // Shared with the thread associations, which may outlive this handle (a thread's exit still
   // runs "activate" on a port whose handle is gone).
   std::shared_ptr<EmulatedPortCore> core_;
+  std::string_view name_;  // a string literal or a to_string(Backend) name: static storage
 };
 
 }  // namespace iocpbench::port

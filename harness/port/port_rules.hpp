@@ -1,0 +1,47 @@
+#pragma once
+// The rules of the NT kernel queue that the emulated port reproduces, one switch each. All on
+// (the default) is the faithful port. Turning one off gives a *mutant*: the conformance suite
+// must fail on every one of them (tests/port/mutants.cmake), and three are also products,
+// `--port emulated-fifo-wakeup`, `emulated-no-cap` and `emulated-no-block-release`, so a user
+// can measure what each property is worth.
+//
+// Why a struct read once at construction and not a template policy: the core copies the rules
+// into const members; the cap becomes the gate value it already compares against (M, or
+// "no limit"), so the faithful hot path does the same compare as before, and the other rules
+// are branches on a const member next to the lock, taken the same way on every packet
+// (predicted). A template would double the core's code and make the thread association
+// polymorphic for the sake of branches that cost nothing measurable (docs/port-semantics.md,
+// "Mutants", has the port_bench numbers before and after).
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace iocpbench::port {
+
+struct PortRules {
+  bool lifo_wakeup = true;           // off: the oldest waiter gets the packet (FIFO wake-up)
+  bool concurrency_cap = true;       // off: no C < M gate anywhere
+  bool release_on_block = true;      // off: a thread that blocks stays counted
+  bool block_releases_within_cap = true;  // off: a block hands a queued packet to every waiter
+  bool block_activates = true;       // off: a block counts down but hands nothing out
+  bool timeout_counts = true;        // off: a thread that timed out is not counted
+  bool resume_over_limit = true;     // off: resume waits for a free slot (no over-limit window)
+  bool batch_one_slot = true;        // off: a batch takes one slot per entry
+  bool close_wakes_waiters = true;   // off: close leaves its waiters to their timeouts
+
+  bool operator==(const PortRules&) const = default;
+};
+
+// A mutant: its name (as --mutant and in docs/port-semantics.md), what it changes, its rules.
+struct Mutant {
+  std::string_view name;
+  std::string_view change;
+  PortRules rules;
+};
+
+// Every mutant, in the order of docs/port-semantics.md's table.
+std::span<const Mutant> mutants();
+std::optional<PortRules> mutant_rules(std::string_view name);
+
+}  // namespace iocpbench::port

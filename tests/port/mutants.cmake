@@ -1,0 +1,20 @@
+# One ctest test per mutant of the emulated port: it runs the conformance suite with
+# --mutant=NAME and passes only if the suite fails (at least one test reports FAILED). A
+# surviving mutant means a rule of the kernel queue that no conformance test checks.
+# --gtest_fail_fast: the first failure kills the mutant, so each run takes seconds.
+# Keep this list equal to kMutants in harness/port/port_factory.cpp
+# (port_mutant_list checks that it is).
+set(IOCPBENCH_PORT_MUTANTS
+  fifo_wakeup no_cap no_block_release release_all_on_block block_skips_activate
+  timeout_not_counted resume_waits_for_slot batch_slot_per_entry close_does_not_wake)
+foreach(mutant IN LISTS IOCPBENCH_PORT_MUTANTS)
+  add_test(NAME port_mutant_${mutant}
+    COMMAND ${CMAKE_COMMAND} -DBINARY=$<TARGET_FILE:port_conformance_test> -DMUTANT=${mutant}
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/port/run_mutant.cmake)
+  set_tests_properties(port_mutant_${mutant} PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)
+endforeach()
+string(REPLACE ";" "," mutant_csv "${IOCPBENCH_PORT_MUTANTS}")
+add_test(NAME port_mutant_list
+  COMMAND ${CMAKE_COMMAND} -DBINARY=$<TARGET_FILE:port_conformance_test> -DEXPECTED=${mutant_csv}
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/port/check_mutant_list.cmake)
+set_tests_properties(port_mutant_list PROPERTIES TIMEOUT 30)
