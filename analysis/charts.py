@@ -25,12 +25,16 @@ matplotlib.use("Agg")  # before anything pulls in pyplot: headless CI has no dis
 
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter  # noqa: E402
 
-from . import grid  # noqa: E402
+from . import answer, grid  # noqa: E402
 from .compare import CompareReport, fmt_value  # noqa: E402
 from .load import Results  # noqa: E402
-from .metrics import LATENCY_PERCENTILES, central_value, summary_stat, summary_value  # noqa: E402
+from .metrics import (  # noqa: E402
+    LATENCY_PERCENTILES, achieved_ratio, central_value, run_values, summary_value, within_tolerance,
+)
+from .stats import bootstrap_median_ci  # noqa: E402
 
 COLS_MAX = 3
 
@@ -82,58 +86,74 @@ def _subplots(n: int, title: str, *, width: float = 4.6, height: float = 3.6) ->
 
 
 def _ci_err(point: dict[str, Any], metric: str) -> tuple[float, float]:
-    """Error-bar lengths below and above the median. The harness's CI may be of the mean and
-    so not contain the median; clip to 0 rather than draw an inverted bar."""
-    stat = summary_stat(point, metric) or {}
-    med, low, high = stat.get("median"), stat.get("ci95_low"), stat.get("ci95_high")
-    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (med, low, high)):
+    """Error-bar lengths below and above the median: the bootstrap 95% CI of the median over
+    the runs (what the charts' labels say), 0 where there are fewer than two runs."""
+    med = central_value(point, metric)
+    ci = bootstrap_median_ci(run_values(point, metric))
+    if med is None or ci is None:
         return (0.0, 0.0)
-    return (max(0.0, med - low), max(0.0, high - med))
+    return (max(0.0, med - ci[0]), max(0.0, ci[1] - med))
+
+
+OUTLINE = "#e8112d"  # indistinguishable-from-the-best outline: visible on viridis's dark and bright ends
 
 
 def heatmap(points: Points, title: str) -> Figure:
-    """Median throughput, concurrency (rows) x pool (columns), one panel per blocking ratio."""
+    """Median throughput, concurrency (rows) x pool (columns), one panel per blocking ratio.
+    Colour is the fraction of the panel's best median on one 0..1 scale for every panel (so
+    1% apart looks 1% apart); cells indistinguishable from the best are outlined."""
     conc = grid.spec_axis(points, "concurrency")
     pools = grid.spec_axis(points, "pool")
     rs = grid.ratios(points)
+    close = answer.indistinguishable_keys(points)
     fig, axes = _subplots(len(rs), title, width=1.1 * len(pools) + 2.2, height=0.7 * len(conc) + 2.0)
     drawn = 0
+    image = None
     for ax, r in zip(axes, rs):
         cells = [[math.nan] * len(pools) for _ in conc]
+        marks: list[tuple[int, int, dict[str, Any]]] = []
         for p in grid.select(points, ratio=r):
             v = summary_value(p, "throughput_ops_per_s")
             if v is not None:
                 ci = conc.index(grid.normalize_spec(p["concurrency"]["spec"]))
                 pi = pools.index(grid.normalize_spec(p["pool"]["spec"]))
                 cells[ci][pi] = v
+                marks.append((ci, pi, p))
         finite = [v for row in cells for v in row if not math.isnan(v)]
-        if not finite:
+        if not finite or max(finite) <= 0:
             ax.set_axis_off()
             ax.set_title(f"b={r:g}: no data", fontsize=9)
             continue
         drawn += 1
-        ax.imshow(cells, cmap="viridis", aspect="auto", origin="upper")
-        best, worst = max(finite), min(finite)
-        for i, row in enumerate(cells):
-            for j, v in enumerate(row):
-                if not math.isnan(v):
-                    # imshow spans min..max: dark text on viridis's bright upper half.
-                    bright = best > worst and (v - worst) / (best - worst) > 0.5
-                    ax.text(j, i, fmt_value(v), ha="center", va="center", fontsize=8,
-                            color="black" if bright else "white",
-                            fontweight="bold" if v == best else "normal")
+        best = max(finite)
+        fraction = [[v / best for v in row] for row in cells]
+        image = ax.imshow(fraction, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto", origin="upper")
+        off = 0
+        for i, j, p in marks:
+            v = cells[i][j]
+            star = "" if within_tolerance(p) else "*"
+            off += bool(star)
+            ax.text(j, i, f"{fmt_value(v)}{star}\n{v / best:.2f}", ha="center", va="center", fontsize=7.5,
+                    color="black" if v / best > 0.55 else "white", fontweight="bold" if v == best else "normal")
+            if id(p) in close:
+                ax.add_patch(Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, fill=False, edgecolor=OUTLINE, lw=2.2))
         ax.set_xticks(range(len(pools)), [grid.spec_value_label(points, "pool", s) for s in pools], fontsize=8)
         ax.set_yticks(range(len(conc)), [grid.spec_value_label(points, "concurrency", s) for s in conc], fontsize=8)
         ax.set_xlabel("pool size")
         ax.set_ylabel("concurrency")
-        ax.set_title(f"throughput (ops/s), blocking ratio {r:g}", fontsize=9)
-    if not drawn:
+        ax.set_title(f"blocking ratio {r:g}: ops/s and fraction of best ({fmt_value(best)})"
+                     + (f"\n* {off} cell(s): blocking ratio not within tolerance" if off else ""), fontsize=8.5)
+    if not drawn or image is None:
         raise SkipChart("no throughput medians")
+    fig.colorbar(image, ax=axes, shrink=0.85, pad=0.02,
+                 label="median throughput, fraction of the panel's best\n(red outline: indistinguishable from the best)")
     return fig
 
 
 def throughput_vs_blocking(points: Points, title: str) -> Figure:
-    """Throughput against blocking ratio, a line per pool spec, a panel per concurrency spec."""
+    """Throughput against the blocking ratio each point achieved (the request can be missed,
+    issue 14), a line per pool spec, a panel per concurrency spec; points not within the
+    tolerance are marked with a red cross."""
     rs = grid.ratios(points)
     if len(rs) < 2:
         raise SkipChart(f"only one blocking ratio ({rs[0]:g})")
@@ -141,26 +161,35 @@ def throughput_vs_blocking(points: Points, title: str) -> Figure:
     pools = grid.spec_axis(points, "pool")
     fig, axes = _subplots(len(conc), title)
     for ax, c in zip(axes, conc):
-        for pool in pools:
+        off_marked = False
+        for k, pool in enumerate(pools):
             pts = sorted(grid.select(points, concurrency=c, pool=pool), key=lambda p: p["blocking"]["ratio"])
-            xs, ys, lo, hi = [], [], [], []
+            xs, ys, lo, hi, off = [], [], [], [], []
             for p in pts:
                 v = summary_value(p, "throughput_ops_per_s")
                 if v is None:
                     continue
                 e = _ci_err(p, "throughput_ops_per_s")
-                xs.append(p["blocking"]["ratio"])
+                got = achieved_ratio(p)
+                xs.append(got if got is not None else p["blocking"]["ratio"])
                 ys.append(v)
                 lo.append(e[0])
                 hi.append(e[1])
+                if not within_tolerance(p):
+                    off.append((xs[-1], v))
             if xs:
-                ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=3, capsize=3,
+                ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=3, capsize=3, color=f"C{k % 10}",
                             label=f"pool {grid.spec_value_label(points, 'pool', pool)}")
+            if off:
+                ax.plot([x for x, _ in off], [y for _, y in off], "x", color=OUTLINE, ms=9, mew=2,
+                        label=None if off_marked else "blocking ratio not within tolerance")
+                off_marked = True
         ax.set_title(f"concurrency {grid.spec_value_label(points, 'concurrency', c)}", fontsize=9)
-        ax.set_xlabel("blocking ratio")
-        ax.set_ylabel("throughput (ops/s), median, 95% CI")
+        ax.set_xlabel("blocking ratio achieved (median over runs)")
+        ax.set_ylabel("throughput (ops/s): median,\nbootstrap 95% CI of the median")
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: fmt_value(y)))
         ax.set_ylim(bottom=0)
+        ax.set_xlim(-0.03, 1.0)
         ax.grid(alpha=0.3)
         if ax.lines:
             ax.legend(fontsize=7)
@@ -211,15 +240,20 @@ def _lines_over_pool(
 def context_switches(points: Points, title: str) -> Figure:
     return _lines_over_pool(
         points, title, lambda p: summary_value(p, "context_switches_per_kop"),
-        "context switches per 1,000 completions", "context switch counts",
+        "context switches per 1,000 completions:\nmedian, bootstrap 95% CI of the median", "context switch counts",
         err_metric="context_switches_per_kop",
     )
 
 
+LATENCY_SHOWN = ("p50", "p99")  # two lines per concurrency keep a panel readable; the table has the rest
+
+
 def latency(points: Points, title: str) -> Figure:
-    """Latency percentiles over pool size: p50 solid, p90 dash-dot, p99 dashed, p99.9 dotted,
-    one colour per concurrency spec."""
-    present = [q for q in LATENCY_PERCENTILES if any(central_value(p, f"latency_us.{q}") is not None for p in points)]
+    """Latency p50 (solid) and p99 (dashed) over pool size on a log axis, one colour per
+    concurrency spec, a panel per blocking ratio; the legend sits beside the panels."""
+    present = [q for q in LATENCY_SHOWN if any(central_value(p, f"latency_us.{q}") is not None for p in points)]
+    if not present:
+        present = [q for q in LATENCY_PERCENTILES if any(central_value(p, f"latency_us.{q}") is not None for p in points)][:2]
     if not present:
         raise SkipChart("no latency percentiles in the points")
     styles = {"p50": "-", "p90": "-.", "p99": "--", "p999": ":"}
@@ -243,13 +277,19 @@ def latency(points: Points, title: str) -> Figure:
                             label=f"c={grid.spec_value_label(points, 'concurrency', c)} {q}")
         ax.set_xticks(range(len(pools)), [grid.spec_value_label(points, "pool", s) for s in pools], fontsize=8)
         ax.set_xlabel("pool size")
-        ax.set_ylabel("latency (us), median over runs")
-        ax.set_title(f"blocking ratio {r:g}: " + "/".join(present), fontsize=9)
+        ax.set_title(f"blocking ratio {r:g}: " + " and ".join(present), fontsize=9)
         ax.grid(alpha=0.3, which="both")
         if ax.lines and all(y > 0 for line in ax.lines for y in line.get_ydata()):
             _log_y(ax)
-        if ax.lines:
-            ax.legend(fontsize=6, ncol=2)
+            ax.set_ylabel("latency (us, log scale), median over runs")
+        else:
+            ax.set_ylabel("latency (us), median over runs")
+    drawn = [ax for ax in axes if ax.lines]
+    if drawn:
+        handles, labels = drawn[0].get_legend_handles_labels()
+        # One legend, outside the last panel: the lines are the same in every panel.
+        axes[-1].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                        borderaxespad=0.0, title="p50 solid, p99 dashed", title_fontsize=7)
     return fig
 
 

@@ -234,8 +234,39 @@ def compare_main(argv: Sequence[str] | None = None) -> int:
     return _guarded("iocpbench-compare", compare_parser(), _compare, argv)
 
 
+# ---------------------------------------------------------------- python -m analysis answer
+
+def answer_parser() -> argparse.ArgumentParser:
+    p = _parser(
+        "iocpbench-answer",
+        "Print which setting to use, per workload and blocking ratio of a results file: the "
+        "recommended setting (the cheapest of those indistinguishable from the best), its median "
+        "throughput, how many settings are indistinguishable from the best, and the rules of thumb "
+        "(pool N, 2N, 2N+2) as a ratio of the best with a 95% CI. The report opens with the same.",
+        "Exit status: 0 success, 2 bad input.\n\nexample: python -m analysis answer out/results.json",
+    )
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="results JSON files (schema_version 1)")
+    return p
+
+
+def _answer(args: argparse.Namespace) -> int:
+    from .answer import text_table
+
+    results = load_all(args.results)
+    for res in results:
+        if len(results) > 1:
+            print(f"== {res.path}")
+        sys.stdout.write(text_table(res.points))
+    return EXIT_OK
+
+
+def answer_main(argv: Sequence[str] | None = None) -> int:
+    return _guarded("iocpbench-answer", answer_parser(), _answer, argv)
+
+
 TOOLS: dict[str, Callable[[Sequence[str] | None], int]] = {
     "charts": charts_main,
     "report": report_main,
     "compare": compare_main,
+    "answer": answer_main,
 }

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .stats import clean
+from .stats import clean, median
 
 
 @dataclass(frozen=True)
@@ -90,3 +90,18 @@ def central_value(point: dict[str, Any], metric: str) -> float | None:
     xs.sort()
     mid = len(xs) // 2
     return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+
+
+def achieved_ratio(point: dict[str, Any]) -> float | None:
+    """The blocking ratio a point got: blocking_fidelity's median where the file has it,
+    else the median of the runs' achieved_blocking_ratio (None where neither is there)."""
+    fid = point.get("blocking_fidelity")
+    if isinstance(fid, dict) and isinstance(fid.get("achieved_median"), (int, float)):
+        return float(fid["achieved_median"])
+    return median(run_values(point, "achieved_blocking_ratio"))
+
+
+def within_tolerance(point: dict[str, Any]) -> bool:
+    """False only where the file says the blocking ratio was missed (older files: True)."""
+    fid = point.get("blocking_fidelity")
+    return not (isinstance(fid, dict) and fid.get("within_tolerance") is False)

@@ -1,5 +1,7 @@
-"""One self-contained HTML page for one or more results files: machine, probe, tuner
-recommendation, and per family of points their charts (embedded PNG) and a table.
+"""One self-contained HTML page for one or more results files. It opens with the answer (per
+workload and blocking ratio: the recommended setting, the settings indistinguishable from the
+best, the rules of thumb as a ratio of the best; answer.py), then per file the machine, probe,
+tuner recommendation, and per family of points their charts (embedded PNG) and a table.
 
 Nothing is fetched: no scripts, fonts or stylesheets from elsewhere, so the page can be
 attached to a CI run or mailed and still render.
@@ -12,13 +14,13 @@ import html
 import math
 from typing import Any
 
-from . import grid
+from . import answer, grid
 from .charts import build_family_charts, figure_bytes
-from .compare import fmt_value
+from .compare import fidelity_problem, fmt_value
 from .load import Results
 from .match import is_auto_spec, normalize_spec, point_label
-from .metrics import central_value, dig, run_values, summary_stat, summary_value
-from .stats import median
+from .metrics import achieved_ratio, central_value, dig, run_values, summary_stat, summary_value
+from .stats import bootstrap_median_ci, median
 
 NOISY_CV = 0.10  # above this the median is not worth much; flag the cell
 
@@ -32,6 +34,7 @@ th { background: #eef; } td.num { text-align: right; font-variant-numeric: tabul
 td.noisy { background: #fff3cd; } td.true { color: #060; } td.false { color: #a00; }
 .warn { background: #fff3cd; border: 1px solid #e0c060; padding: .5em 1em; }
 .src, .note { color: #666; font-size: .85em; }
+td.off { background: #fde2e1; } .answer td { vertical-align: middle; } .small { font-size: .85em; }
 img { max-width: 100%; border: 1px solid #ddd; margin: .4em 0; }
 """
 
@@ -144,6 +147,20 @@ def _stat_cell(point: dict[str, Any], metric: str, *, with_ci: bool = False) -> 
     return f'<td class="num{" noisy" if noisy else ""}"{title}>{E(text)}</td>'
 
 
+def _median_ci_cell(point: dict[str, Any], metric: str) -> str:
+    """Median with the bootstrap 95% CI of the median (the harness's CI is the mean's)."""
+    value = central_value(point, metric)
+    if value is None:
+        return '<td class="num">n/a</td>'
+    ci = bootstrap_median_ci(run_values(point, metric))
+    text = fmt_value(value) + (f" [{fmt_value(ci[0])}, {fmt_value(ci[1])}]" if ci else "")
+    stat = summary_stat(point, metric)
+    cv = stat.get("cv") if stat else None
+    noisy = isinstance(cv, (int, float)) and cv > NOISY_CV
+    title = f' title="CV {cv:.1%}: noisy"' if noisy and isinstance(cv, (int, float)) else ""
+    return f'<td class="num{" noisy" if noisy else ""}"{title}>{E(text)}</td>'
+
+
 def _spec_text(sv: dict[str, Any]) -> str:
     # An auto pool's value is only its ceiling: show its range instead.
     if is_auto_spec(sv["spec"]):
@@ -159,19 +176,21 @@ def points_table(points: list[dict[str, Any]]) -> str:
         conc.index(normalize_spec(p["concurrency"]["spec"])),
         pools.index(normalize_spec(p["pool"]["spec"])),
     ))
-    head = ["concurrency", "pool", "blocking", "achieved blocking", "throughput ops/s median [95% CI]",
+    head = ["concurrency", "pool", "blocking", "achieved blocking", "throughput ops/s median [bootstrap 95% CI]",
             "CV", "cs / 1,000 completions", "latency p50 us", "latency p99 us", "runs"]
     rows = []
     for p in ordered:
         tp = summary_stat(p, "throughput_ops_per_s") or {}
-        achieved = median(run_values(p, "achieved_blocking_ratio"))
+        achieved = achieved_ratio(p)
+        off = fidelity_problem(p)
         cv = tp.get("cv")
         rows.append(
             "<tr>"
             f"<td>{E(_spec_text(p['concurrency']))}</td><td>{E(_spec_text(p['pool']))}</td>"
             f'<td class="num">{E(_fmt(p["blocking"]["ratio"]))}</td>'
-            f'<td class="num">{E(_fmt(achieved))}</td>'
-            + _stat_cell(p, "throughput_ops_per_s", with_ci=True)
+            + (f'<td class="num off" title="not within tolerance: {E(off)}">{E(_fmt(achieved))} (off)</td>'
+               if off else f'<td class="num">{E(_fmt(achieved))}</td>')
+            + _median_ci_cell(p, "throughput_ops_per_s")
             + f'<td class="num">{E(f"{cv:.1%}" if isinstance(cv, (int, float)) else "n/a")}</td>'
             + _stat_cell(p, "context_switches_per_kop")
             + _stat_cell(p, "latency_us.p50")
@@ -224,6 +243,39 @@ def auto_pool_table(points: list[dict[str, Any]]) -> str:
             "<table><tr>" + "".join(f"<th>{E(h)}</th>" for h in head) + "</tr>" + body + "</table>")
 
 
+def _answer_row(a: answer.Answer) -> str:
+    rec = a.recommended
+    same = ", ".join(E(s.label) for s in a.indistinguishable)
+    rules = "".join(f'<td class="num">{E(answer.fmt_ratio(s))}</td>' for _, s in a.rules)
+    off = rec.off_ratio
+    achieved = achieved_ratio(rec.point)
+    blocking = f"{a.ratio:g}" + (f" (got {achieved:.2f})" if achieved is not None and a.ratio > 0 else "")
+    rec_class = ' class="off"' if off else ""
+    note = f"; blocking ratio not within tolerance: {E(off)}" if off else ""
+    return ("<tr>"
+            f'<td>{E(a.family.title)}</td><td class="num">{E(blocking)}</td>'
+            f'<td{rec_class}><b>{E(rec.label)}</b><br><span class="small">'
+            f"{E(fmt_value(rec.median))} ops/s{note}</span></td>"
+            f'<td class="small">{same} <i>({len(a.indistinguishable)})</i></td>{rules}</tr>')
+
+
+def answer_section(res: Results) -> str:
+    """The page's opening: which setting, per workload family and blocking ratio."""
+    rows = answer.answers(res.points)
+    if not rows:
+        return ""
+    head = ["workload", "blocking ratio", "recommended", "indistinguishable from the best",
+            *(f"pool {r} / best" for r in answer.RULES_OF_THUMB)]
+    return ("<h3>Which setting</h3>"
+            f'<p class="note">Per workload and blocking ratio of {E(res.path.name)}: the best median throughput, '
+            "the settings indistinguishable from it (the 95% CI of their ratio to the best reaches "
+            f"{1 - answer.THRESHOLD:.2f}), and the recommended one, the cheapest of those (smallest fixed "
+            "pool, then concurrency, then context switches). The rules of thumb are at the port's default "
+            "concurrency, as a ratio of the best's throughput (geometric means) with a 95% CI.</p>"
+            '<table class="answer"><tr>' + "".join(f"<th>{E(h)}</th>" for h in head) + "</tr>"
+            + "".join(_answer_row(a) for a in rows) + "</table>")
+
+
 def family_section(res: Results, fam: grid.Family, notes: list[str]) -> str:
     out = f"<h3>{E(fam.title)}</h3>"
     for chart in build_family_charts(res, fam, notes):
@@ -250,6 +302,9 @@ def file_section(res: Results, notes: list[str]) -> str:
 def render_report(results: list[Results], notes: list[str]) -> str:
     title = "iocpbench report: " + ", ".join(
         str(r.machine.get("hostname") or r.path.stem) for r in results)
+    opening = "".join(answer_section(r) for r in results)
     body = "".join(file_section(r, notes) for r in results)
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{E(title)}</title>'
-            f"<style>{CSS}</style></head><body><h1>{E(title)}</h1>{body}</body></html>\n")
+            f"<style>{CSS}</style></head><body><h1>{E(title)}</h1>"
+            + (f"<section><h2>The answer</h2>{opening}</section>" if opening else "")
+            + f"{body}</body></html>\n")

@@ -80,3 +80,37 @@ def test_mean_shares_sorts_each_run_and_pads() -> None:
     assert shares is not None
     assert [round(x, 6) for x in shares] == [0.65, 0.3, 0.05]
     assert mean_shares({"runs": [{"errors": 0}]}) is None
+
+
+def test_heatmap_one_scale_colour_bar_and_outlines(tmp_path: Path) -> None:
+    from analysis import answer
+    from analysis.charts import heatmap
+    from matplotlib.patches import Rectangle
+
+    data = make_results(ratios=(0.0, 0.5))
+    fig = heatmap(data["points"], "t")
+    images = [im for ax in fig.axes for im in ax.images]
+    assert len(images) == 2 and all(im.get_clim() == (0.0, 1.0) for im in images)  # one scale
+    bars = [ax for ax in fig.axes if "fraction of the panel's best" in ax.get_ylabel()]
+    assert len(bars) == 1  # the colour bar
+    # Every panel's best cell is exactly 1.0 of the scale.
+    assert all(abs(max(v for row in im.get_array().tolist() for v in row if v is not None) - 1.0) < 1e-9
+               for im in images)
+    outlined = sum(isinstance(p, Rectangle) and p.get_edgecolor()[0] > 0.8 for ax in fig.axes for p in ax.patches)
+    assert outlined == len(answer.indistinguishable_keys(data["points"])) >= 2
+
+
+def test_throughput_vs_blocking_at_the_achieved_ratio_and_marks_misses() -> None:
+    from analysis.charts import throughput_vs_blocking
+
+    data = make_results(conc=("N",), pools=("N",), ratios=(0.0, 0.5))
+    off = data["points"][1]
+    off["blocking_fidelity"] = {"tolerance": 0.03, "requested": 0.5, "achieved_median": 0.62,
+                                "blocked_only_median": 0.51, "within_tolerance": False, "reason": "timer"}
+    fig = throughput_vs_blocking(data["points"], "t")
+    ax = fig.axes[0]
+    xs = [list(line.get_xdata()) for line in ax.lines]
+    assert [0.0, 0.62] in xs  # the line is drawn at what was achieved, not at 0.5
+    assert [0.62] in xs  # and the miss is marked
+    assert "not within tolerance" in " ".join(t.get_text() for t in ax.get_legend().get_texts())
+    assert "bootstrap 95% CI of the median" in ax.get_ylabel()

@@ -91,3 +91,25 @@ def test_point_rule_by_hand() -> None:
     # Lower is better (latency): up 20% is the regression.
     lat = gate.judge([flat, gate.Sample(jitter, tuple(x + math.log(1.2) for x in jitter))], higher_is_better=False)
     assert lat.points[1].verdict == gate.REGRESSION
+
+
+def test_the_reference_a_a_pair_passes() -> None:
+    """results/reference/: the same build on the same machine, five minutes apart. The old rule
+    (p < 0.05 and 5% worse, per point) failed it with 3 "regressions" of 36; the gate passes it
+    and shows the drift between the two sweeps in the geometric mean."""
+    from synthetic import ROOT
+
+    from analysis.compare import compare_results
+    from analysis.load import load_results
+    from analysis.metrics import METRICS
+
+    ref = ROOT / "results" / "reference"
+    base, new = load_results(ref / "linux-2cpu-kvm.json"), load_results(ref / "linux-2cpu-kvm-auto.json")
+    report = compare_results(base, [new], METRICS["throughput_ops_per_s"], allow_missing=True)
+    mc = report.machines[0]
+    assert mc.gated_points == 36 and not mc.regressions and not report.has_failure
+    assert mc.overall.ratio is not None and mc.overall.ci is not None
+    assert mc.overall.ci[0] < mc.overall.ratio < mc.overall.ci[1] < 1.0  # a drift, inside the margin
+    # Without --allow-missing the auto file lacks 72 of the base's 108 points: not a whole run.
+    strict = compare_results(base, [new], METRICS["throughput_ops_per_s"])
+    assert strict.has_failure and "72 base point(s) missing" in strict.machines[0].failures[0]

@@ -30,7 +30,7 @@ def test_report_content(tmp_path: Path) -> None:
     assert page.startswith("<!DOCTYPE html>")
     for text in ("laptop", "server", "Test CPU @ 2.0GHz", "N=64", "Port semantics probe",
                  "Tuner recommendation", "2N (= 4)", "No probe in this file", "incomplete",
-                 "throughput ops/s median [95% CI]", "cs / 1,000 completions", "latency p99 us"):
+                 "throughput ops/s median [bootstrap 95% CI]", "cs / 1,000 completions", "latency p99 us"):
         assert text in page, text
     for name in SEMANTICS:
         assert f"<code>{name}</code>" in page
@@ -38,6 +38,19 @@ def test_report_content(tmp_path: Path) -> None:
     # Self-contained: nothing is loaded from elsewhere.
     assert not re.search(r'(src|href)="(https?:)?//', page)
     assert "<script" not in page
+
+
+def test_report_opens_with_the_answer(tmp_path: Path) -> None:
+    _, page = _report(tmp_path)
+    opening = page.index("<h2>The answer</h2>")
+    assert opening < page.index("<h3>Machine</h3>")  # before anything else of either file
+    answer = page[opening:page.index("<h3>Machine</h3>")]
+    # One row per workload family and blocking ratio: 2 ratios for each of the 2 files.
+    assert answer.count("<tr>") == 2 * (1 + 2)
+    for text in ("recommended", "indistinguishable from the best", "pool N / best", "pool 2N / best",
+                 "pool 2N+2 / best", "c=N (2) pool=N (2)"):
+        assert text in answer, text
+    assert re.search(r"<td class=\"num\">0\.\d\d \[0\.\d\d, [01]\.\d\d\]</td>", answer)  # ratio [CI]
 
 
 def test_report_escapes_file_content(tmp_path: Path) -> None:
