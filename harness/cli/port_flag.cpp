@@ -9,14 +9,16 @@ void add_port_flag(CLI::App& command, std::string& name) {
   command
       .add_option("--port", name,
                   "completion port backend: emulated (IOCP semantics in user space), win32 (the "
-                  "kernel's IOCP, Windows only), condvar, asio")
+                  "kernel's IOCP, Windows only), condvar, asio; ablations: the emulated port "
+                  "without one IOCP property: emulated-fifo-wakeup, emulated-no-cap, "
+                  "emulated-no-block-release")
       ->capture_default_str();
 }
 
 port::Backend resolve_port_flag(const std::string& name) {
   const auto backend = port::parse_backend(name);
   if (!backend) {
-    throw BadInput{"--port", "unknown backend '" + name + "' (emulated, win32, condvar, asio)"};
+    throw BadInput{"--port", "unknown backend '" + name + "' (" + port::backend_names() + ")"};
   }
   if (!port::backend_available(*backend)) {
     throw BadInput{"--port", "backend '" + name + "' is not available in this build on this OS"};

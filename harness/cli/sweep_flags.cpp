@@ -20,7 +20,7 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
     f.grid_options.push_back(command.add_option(name, target, help));
   };
   add("--workload", f.workload, for_tune ? "post | file | socket" : "workloads, comma-separated: post,file,socket (default all three)");
-  add("--port", f.port, "port backends, comma-separated: emulated, win32, condvar, asio (default: win32 on Windows, emulated elsewhere)");
+  add("--port", f.port, "port backends, comma-separated: emulated, win32, condvar, asio, emulated-fifo-wakeup, emulated-no-cap, emulated-no-block-release (default: win32 on Windows, emulated elsewhere)");
   add("--dispatch", f.dispatch, for_tune ? "shared (one port) or per-thread (each worker its own port, concurrency 1) (default shared)" : "dispatch models, comma-separated: shared (one port), per-thread (each worker its own port, concurrency 1) (default shared)");
   if (!for_tune) {
     add("--concurrency", f.concurrency, "concurrency values (default 0,N,2N; 0 = port default)");

@@ -120,7 +120,7 @@ std::vector<port::Backend> parse_port_list(const std::string& text, const std::s
   for (const auto& raw : split(text)) {
     const std::string item = trim(raw);
     const auto backend = port::parse_backend(item);
-    if (!backend) throw BadInput{flag, "unknown backend '" + item + "' (emulated, win32, condvar, asio)"};
+    if (!backend) throw BadInput{flag, "unknown backend '" + item + "' (" + port::backend_names() + ")"};
     if (!port::backend_available(*backend)) {
       throw BadInput{flag, "backend '" + item + "' is not available on this OS"};
     }
