@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import statistics
@@ -510,8 +511,47 @@ def find_default(relative: str) -> Path:
     return ROOT / "build/release" / relative
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports bad arguments as one line (exit 2), not usage text."""
+
+    def error(self, message: str):  # type: ignore[override]
+        print(f"anchors: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def argument_problem(args: argparse.Namespace, targets: list[str]) -> str | None:
+    """The first bad argument as 'anchors: --flag: reason', or None (a pure check)."""
+    for flag, value in (("--min-time", args.min_time), ("--timeout", args.timeout),
+                        ("--p4-seconds", args.p4_seconds), ("--p5-seconds", args.p5_seconds),
+                        ("--p6-seconds", args.p6_seconds)):
+        if not math.isfinite(value) or value <= 0:
+            return f"anchors: {flag}: must be a positive number of seconds, not {value:g}"
+    if args.p4_file_mib < 1:
+        return f"anchors: --p4-file-mib: must be at least 1, not {args.p4_file_mib}"
+    needs_program = any(t in targets for t in ("P4", "P5", "P6", "P7"))
+    for flag, path in (("--program", args.program), ("--asio-echo", args.asio_echo)):
+        if path is not None and needs_program and not path.is_file():
+            return f"anchors: {flag}: {path} is not a file"
+    if args.scratch is not None and args.scratch.exists() and not args.scratch.is_dir():
+        return f"anchors: --scratch: {args.scratch} exists and is not a directory"
+    return None
+
+
+def make_scratch(scratch: Path | None) -> str | None:
+    """Creates a missing --scratch folder; the reason it cannot be, or None."""
+    if scratch is None:
+        return None
+    try:
+        scratch.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"anchors: --scratch: cannot create {scratch}: {exc.strerror or exc}"
+    if not os.access(scratch, os.W_OK | os.X_OK):
+        return f"anchors: --scratch: {scratch} is not writable"
+    return None
+
+
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bench", type=Path, default=None,
                         help="the port_bench binary (default build/release/bench/port_bench)")
     parser.add_argument("--program", type=Path, default=None,
@@ -525,7 +565,8 @@ def main(argv: list[str]) -> int:
                         help="seconds before one benchmark run counts as hung")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--scratch", type=Path, default=None,
-                        help="P4: directory for the test file (a real file system: O_DIRECT)")
+                        help="P4: directory for the test file (a real file system: O_DIRECT); "
+                             "created when missing")
     parser.add_argument("--p4-seconds", type=float, default=3.0,
                         help="P4: measured seconds of each run")
     parser.add_argument("--p4-file-mib", type=int, default=256, help="P4: test file size, MiB")
@@ -547,6 +588,10 @@ def main(argv: list[str]) -> int:
     unknown = [t for t in targets if t not in {f"P{i}" for i in range(1, 8)}]
     if unknown:
         print(f"anchors: --targets: unknown target {unknown[0]} (P1..P7)", file=sys.stderr)
+        return 2
+    problem = argument_problem(args, targets) or make_scratch(args.scratch)
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
     bench = args.bench or find_default("bench/port_bench")
     program = args.program or find_default("harness/iocpbench")

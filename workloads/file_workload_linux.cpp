@@ -36,10 +36,11 @@ class FileWorkload final : public Workload {
 
   void open(const RunEnv& env) override {
     env_ = env;
-    const bool named = !params_.path.empty();
-    path_ = named ? params_.path : default_data_file(params_.size_mib);
-    const DataFile data = ensure_data_file(path_, std::uint64_t{params_.size_mib} << 20, !named);
+    const DataFileRequest request = data_file_request(params_);
+    path_ = request.path;
+    const DataFile data = prepare_data_file(request);  // never resizes a file that exists
     created_ = data.created;
+    written_ = request.writes;
     blocks_ = data.bytes / params_.block_size;
     if (blocks_ == 0) throw cli::BadInput{"--block-size", "larger than the file " + path_};
 
@@ -51,7 +52,9 @@ class FileWorkload final : public Workload {
                                             " refuses O_DIRECT; pass --buffered to measure "
                                             "through the page cache"};
     }
-    if (fd_ < 0) throw std::runtime_error("cannot open " + path_ + ": " + std::strerror(errno));
+    if (fd_ < 0) {
+      throw std::runtime_error("--file: cannot open " + path_ + ": " + std::strerror(errno));
+    }
     direct_verified_ = (::fcntl(fd_, F_GETFL) & O_DIRECT) != 0;
     if (params_.direct) check_direct_alignment();
 
@@ -157,6 +160,7 @@ class FileWorkload final : public Workload {
     return {{"file", path_},
             {"file_bytes", blocks_ * params_.block_size},
             {"file_created", created_},
+            {"file_written", written_},
             {"direct_io_requested", params_.direct},
             {"direct_io_verified", direct_verified_},
             {"io_errors", io_errors_.load()},
@@ -269,7 +273,8 @@ class FileWorkload final : public Workload {
   FileParams params_;
   RunEnv env_;
   std::string path_;
-  bool created_ = false;
+  bool created_ = false;  // iocpbench made the file (its marker): --file-size-mib applied
+  bool written_ = false;  // --op write/mixed: the run writes into the file
   bool direct_verified_ = false;
   std::uint64_t blocks_ = 0;
   int fd_ = -1;

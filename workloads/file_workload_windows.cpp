@@ -60,10 +60,11 @@ class FileWorkload final : public Workload {
       throw cli::BadInput{"--dispatch", "per-thread is not implemented for the file workload on "
                                         "Windows yet (shared is)"};
     }
-    const bool named = !params_.path.empty();
-    path_ = named ? params_.path : default_data_file(params_.size_mib);
-    const DataFile data = ensure_data_file(path_, std::uint64_t{params_.size_mib} << 20, !named);
+    const DataFileRequest request = data_file_request(params_);
+    path_ = request.path;
+    const DataFile data = prepare_data_file(request);  // never resizes a file that exists
     created_ = data.created;
+    written_ = request.writes;
     blocks_ = data.bytes / params_.block_size;
     if (blocks_ == 0) throw cli::BadInput{"--block-size", "larger than the file " + path_};
 
@@ -78,7 +79,7 @@ class FileWorkload final : public Workload {
         throw cli::BadInput{"--buffered", "the volume holding " + path_ +
                                               " refuses FILE_FLAG_NO_BUFFERING; pass --buffered"};
       }
-      throw std::runtime_error(error_text(("cannot open " + path_).c_str(), error));
+      throw std::runtime_error(error_text(("--file: cannot open " + path_).c_str(), error));
     }
     if (params_.direct) check_sector_alignment();
 
@@ -193,6 +194,7 @@ class FileWorkload final : public Workload {
     return {{"file", path_},
             {"file_bytes", blocks_ * params_.block_size},
             {"file_created", created_},
+            {"file_written", written_},
             {"direct_io_requested", params_.direct},
             // Windows cannot confirm FILE_FLAG_NO_BUFFERING after the open (Wine ignores it).
             {"direct_io_verified", nullptr},
@@ -318,7 +320,8 @@ class FileWorkload final : public Workload {
   FileParams params_;
   RunEnv env_;
   std::string path_;
-  bool created_ = false;
+  bool created_ = false;  // iocpbench made the file (its marker): --file-size-mib applied
+  bool written_ = false;  // --op write/mixed: the run writes into the file
   std::uint64_t blocks_ = 0;
   std::uint32_t sector_size_ = 512;
   HANDLE file_ = INVALID_HANDLE_VALUE;

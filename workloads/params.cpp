@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -65,6 +67,25 @@ PostParams parse_post(const nlohmann::json& j) {
   return p;
 }
 
+// The data file's pre-flight check (data_file.hpp), once per distinct request in this
+// process: parameters are parsed again after a run (point_to_json), when the file may have
+// changed under the run on purpose (a fault test truncates it); each run's open of the file
+// checks it again for real (prepare_data_file).
+void check_data_file_once(const DataFileRequest& r) {
+  static std::mutex mutex;
+  static std::set<std::string> checked;
+  const std::string key = r.path + '\n' + std::to_string(r.create_bytes) + ' ' +
+                          std::to_string(r.block_bytes) + ' ' + std::to_string(r.writes) +
+                          std::to_string(r.overwrite) + std::to_string(r.direct);
+  {
+    const std::lock_guard<std::mutex> hold(mutex);
+    if (checked.count(key) != 0) return;
+  }
+  check_data_file(r);
+  const std::lock_guard<std::mutex> hold(mutex);
+  checked.insert(key);
+}
+
 FileParams parse_file(const nlohmann::json& j) {
   FileParams p;
   p.path = get_text(j, "file", "");
@@ -117,20 +138,12 @@ FileParams parse_file(const nlohmann::json& j) {
   if (static_cast<std::uint64_t>(p.block_size) > (std::uint64_t{p.size_mib} << 20)) {
     throw BadInput{"--block-size", "larger than the file (--file-size-mib)"};
   }
-  if (!p.path.empty()) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path path(p.path);
-    if (fs::exists(path, ec)) {
-      if (!fs::is_regular_file(path, ec))
-        throw BadInput{"--file", "'" + p.path + "' is not a regular file"};
-    } else {
-      const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-      if (!fs::is_directory(parent, ec)) {
-        throw BadInput{"--file", "directory '" + parent.string() + "' does not exist"};
-      }
-    }
+  if (has(j, "overwrite")) {
+    if (!j["overwrite"].is_boolean()) throw BadInput{"--overwrite", "must be true or false"};
+    p.overwrite = j["overwrite"].get<bool>();
   }
+  // The file itself (issue 20): usable as it is, or creatable; never changed here.
+  check_data_file_once(data_file_request(p));
   return p;
 }
 
@@ -195,6 +208,7 @@ nlohmann::json to_json(const WorkloadParams& wp) {
             {"outstanding", p->outstanding},
             {"direct", p->direct}};
     if (p->skip_port_share > 0) j["skip_port_share"] = p->skip_port_share;
+    if (p->overwrite) j["overwrite"] = true;
     return j;
   }
   const auto& s = std::get<SocketParams>(wp.params);
@@ -210,6 +224,18 @@ std::string default_data_file(unsigned size_mib) {
   return (dir / ("iocpbench-" + std::to_string(size_mib) + "mib.dat")).string();
 }
 
+DataFileRequest data_file_request(const FileParams& p) {
+  DataFileRequest r;
+  r.named = !p.path.empty();
+  r.path = r.named ? p.path : default_data_file(p.size_mib);
+  r.create_bytes = std::uint64_t{p.size_mib} << 20;
+  r.block_bytes = p.block_size;
+  r.writes = p.op != FileOp::read;
+  r.overwrite = p.overwrite;
+  r.direct = p.direct;
+  return r;
+}
+
 void add_workload_flags(CLI::App& c, WorkloadFlags& f) {
   c.add_option("--posters", f.posters,
                "post: threads outside the pool that post packets (default 1; 0 = closed loop "
@@ -222,7 +248,9 @@ void add_workload_flags(CLI::App& c, WorkloadFlags& f) {
                "clock reads and records cost 1/K per packet) (default 32; 1 = every packet)");
   c.add_option("--file", f.file,
                "file: the file to use (default: created once in the temporary directory)");
-  c.add_option("--file-size-mib", f.file_size_mib, "file: size of a created file (default 256)");
+  c.add_option("--file-size-mib", f.file_size_mib,
+               "file: size of a file iocpbench creates (default 256); an existing file is used "
+               "at its own size, never resized");
   c.add_option("--block-size", f.block_size, "file: bytes per I/O (default 4096)");
   c.add_option("--pattern", f.pattern, "file: random | sequential (default random)");
   c.add_option("--op", f.op, "file: read | write | mixed (default read)");
@@ -230,6 +258,9 @@ void add_workload_flags(CLI::App& c, WorkloadFlags& f) {
   c.add_flag("--buffered", f.buffered,
              "file: go through the page cache instead of O_DIRECT (the default measures the "
              "device)");
+  c.add_flag("--overwrite", f.overwrite,
+             "file: allow --op write/mixed to write into an existing --file that iocpbench did "
+             "not create (its data is lost)");
   c.add_option("--skip-port-share", f.skip_port_share,
                "file, Windows: fraction of the I/Os issued with a tagged event handle (no "
                "packet) and waited on by the issuing worker (default 0)");
@@ -274,6 +305,7 @@ nlohmann::json workload_params_from_flags(const WorkloadFlags& f) {
   if (!f.pattern.empty()) j["pattern"] = f.pattern;
   if (!f.op.empty()) j["op"] = f.op;
   if (f.buffered) j["buffered"] = true;
+  if (f.overwrite) j["overwrite"] = true;
   return j;
 }
 

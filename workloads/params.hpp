@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "workloads/data_file.hpp"
+
 namespace iocpbench::workloads {
 
 struct PostParams {
@@ -34,6 +36,8 @@ struct FileParams {
   // (low bit set), so it completes without a packet, and waited on through the event by the
   // issuing worker inside a blocking region. Refused where there is no kernel completion port.
   double skip_port_share = 0;
+  // --overwrite: consent to write (--op write/mixed) into a file iocpbench did not create.
+  bool overwrite = false;
 };
 
 struct SocketParams {
@@ -63,12 +67,15 @@ nlohmann::json to_json(const WorkloadParams& params);
 
 // The default data file: <temp dir>/iocpbench-<size>mib.dat.
 std::string default_data_file(unsigned size_mib);
+// What the file workload asks of its data file (data_file.hpp): --file or the default file.
+DataFileRequest data_file_request(const FileParams& params);
 
 // The workload flags of `run` (and `sweep`): raw text, empty when not given.
 struct WorkloadFlags {
   std::string posters, in_flight, latency_sample_every, file, file_size_mib, block_size, pattern, op, outstanding,
       connections, message_size, messages_in_flight, skip_port_share;
   bool buffered = false;
+  bool overwrite = false;
 };
 void add_workload_flags(CLI::App& command, WorkloadFlags& flags);
 // The given flags as workload_params JSON (numbers parsed; BadInput naming the flag otherwise).

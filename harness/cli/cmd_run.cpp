@@ -16,6 +16,7 @@
 #include "platform/platform.hpp"
 #include "cli/interrupt.hpp"
 #include "metrics/usage.hpp"
+#include "report/file_lock.hpp"
 #include "report/json_file.hpp"
 #include "report/timestamp.hpp"
 #include "run/run_point.hpp"
@@ -130,8 +131,12 @@ CommandBody add_run_command(CLI::App& app) {
       throw BadInput{"--repetitions", "must be an integer from 1 to 1000"};
     }
     run::validate_point(spec);
+    report::FileLock json_lock;  // held until the command returns: no other writer meanwhile
     if (!o->json.empty()) {
       if (auto problem = report::output_path_problem(o->json)) throw BadInput{"--json", *problem};
+      std::string busy;
+      json_lock = report::lock_results_file(o->json, busy);
+      if (!json_lock.held()) throw BadInput{"--json", busy};
     }
 
     const std::atomic<bool>& stop_requested = install_interrupt_handlers();

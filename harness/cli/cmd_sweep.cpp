@@ -1,6 +1,7 @@
 // `iocpbench sweep`: concurrency value x pool size x blocking ratio x workload, repeated and
 // interleaved, into one resumable results file.
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/sweep_flags.hpp"
+#include "report/file_lock.hpp"
 #include "report/json_file.hpp"
 #include "report/machine_info.hpp"
 #include "sweep/sweep_runner.hpp"
@@ -73,9 +75,27 @@ CommandBody add_sweep_command(CLI::App& app) {
     std::string json_path = flags->json;
     std::optional<nlohmann::json> existing;
     sweep::Grid grid;
+    // Held until the command returns: no other process writes the results file meanwhile (nor
+    // the file being resumed, when the results go elsewhere).
+    report::FileLock json_lock, resume_lock;
+    auto lock = [](const std::string& path, const char* flag, report::FileLock& held) {
+      if (auto problem = report::output_path_problem(path)) throw BadInput{flag, *problem};
+      std::string busy;
+      held = report::lock_results_file(path, busy);
+      if (!held.held()) throw BadInput{flag, busy};
+    };
     if (resuming) {
-      existing = read_results_file(*resume_owner);
+      const bool in_place = json_path.empty() || std::filesystem::path(json_path) ==
+                                                     std::filesystem::path(*resume_owner);
       if (json_path.empty()) json_path = *resume_owner;
+      lock(json_path, flags->json.empty() ? "--resume" : "--json", json_lock);
+      if (!in_place) {  // a file that is only read: refused only while another process writes it
+        std::string busy_text;
+        bool busy = false;
+        resume_lock = report::lock_results_file(*resume_owner, busy_text, &busy);
+        if (busy) throw BadInput{"--resume", busy_text};
+      }
+      existing = read_results_file(*resume_owner);
       report::MachineInfo machine = report::gather_machine_info();
       sweep::check_same_machine(existing->at("machine"), report::to_json(machine));
       grid = sweep::grid_from_json(existing->at("sweep"), "--resume");
@@ -88,8 +108,8 @@ CommandBody add_sweep_command(CLI::App& app) {
     } else {
       if (json_path.empty()) throw BadInput{"--json", "required (where the results go)"};
       grid = grid_from_flags(*flags, quick);
+      lock(json_path, "--json", json_lock);
     }
-    if (auto problem = report::output_path_problem(json_path)) throw BadInput{"--json", *problem};
     sweep::validate_grid(grid);
 
     const auto& stop = install_interrupt_handlers();

@@ -15,6 +15,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/sweep_flags.hpp"
 #include "platform/platform.hpp"
+#include "report/file_lock.hpp"
 #include "report/json_file.hpp"
 #include "report/progress.hpp"
 #include "sweep/grid.hpp"
@@ -101,8 +102,12 @@ CommandBody add_tune_command(CLI::App& app) {
     if (grid.blocking.size() != 1) throw BadInput{"--blocking", "tune takes one blocking ratio"};
     const double threshold = parse_number_flag(options->threshold, "--threshold");
     if (threshold < 0 || threshold >= 100) throw BadInput{"--threshold", "must be in [0, 100)"};
+    report::FileLock json_lock;  // held until the command returns: no other writer meanwhile
     if (!flags.json.empty()) {
       if (auto problem = report::output_path_problem(flags.json)) throw BadInput{"--json", *problem};
+      std::string busy;
+      json_lock = report::lock_results_file(flags.json, busy);
+      if (!json_lock.held()) throw BadInput{"--json", busy};
     }
     const unsigned n = platform::logical_cpus();
 
