@@ -21,6 +21,7 @@
 #include "report/timestamp.hpp"
 #include "run/run_point.hpp"
 #include "sweep/count_spec.hpp"
+#include "sweep/grid.hpp"
 #include "workloads/params.hpp"
 
 namespace iocpbench::cli {
@@ -34,6 +35,13 @@ sweep::CountSpec parse_spec(const std::string& text, bool allow_zero, const char
   auto spec = sweep::parse_count_spec(text, allow_zero, &reason);
   if (!spec) throw BadInput{flag, reason};
   return *spec;
+}
+
+// A default as --help shows it: 100, 0.7, 0.15.
+std::string number_text(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
 }
 
 sweep::PoolSpec parse_pool(const std::string& text) {
@@ -61,12 +69,15 @@ CommandBody add_run_command(CLI::App& app) {
     std::string pool = "2N";
     std::string blocking = "0";
     std::string blocking_kind = "sleep";
-    std::string work_us = "0";
-    std::string duration = "5";
-    std::string warmup = "0.5";
+    // The sweep's defaults, so that a point run alone measures what the same point of a sweep
+    // does (sweep/grid.hpp).
+    std::string work_us = number_text(sweep::Grid{}.work_us);
+    std::string duration = number_text(sweep::Grid{}.duration_s);
+    std::string warmup = number_text(sweep::Grid{}.warmup_s);
     std::string repetitions = "1";
     std::string json;
     std::string dispatch = "shared";
+    std::string working_set_kib = "0";
     bool no_metrics = false;
     workloads::WorkloadFlags flags;
   };
@@ -84,8 +95,9 @@ CommandBody add_run_command(CLI::App& app) {
       ->capture_default_str();
   command
       ->add_option("--blocking", o->blocking,
-                   "blocking ratio b in [0, 1): per completion the handler computes for "
-                   "--work-us and blocks for work_us*b/(1-b)")
+                   "blocking ratio b in [0, 1): the share of each handler's time spent blocked; "
+                   "it computes for --work-us and blocks for b/(1-b) times its measured CPU time "
+                   "(about work_us*b/(1-b)); b > 0 needs --work-us > 0")
       ->capture_default_str();
   command->add_option("--blocking-kind", o->blocking_kind, "sleep | io (O_DIRECT reads)")
       ->capture_default_str();
@@ -101,6 +113,7 @@ CommandBody add_run_command(CLI::App& app) {
                    "shared (one port for the pool) or per-thread (each worker its own port with "
                    "concurrency 1, DiskSpd's model; --concurrency does not apply)")
       ->capture_default_str();
+  command->add_option("--working-set-kib", o->working_set_kib, kWorkingSetHelp)->capture_default_str();
   command->add_flag("--no-metrics", o->no_metrics,
                     "no per-completion clock reads or latency histograms (to measure their cost)");
   workloads::add_workload_flags(*command, o->flags);
@@ -118,6 +131,7 @@ CommandBody add_run_command(CLI::App& app) {
     spec.blocking_ratio = parse_number_flag(o->blocking, "--blocking");
     spec.blocking_kind = o->blocking_kind;
     spec.work_us = parse_number_flag(o->work_us, "--work-us");
+    spec.working_set_kib = parse_working_set_flag(o->working_set_kib);
     spec.duration_s = parse_number_flag(o->duration, "--duration");
     spec.warmup_s = parse_number_flag(o->warmup, "--warmup");
     spec.dispatch = o->dispatch;
@@ -161,8 +175,11 @@ CommandBody add_run_command(CLI::App& app) {
                 << std::setprecision(2) << (switches_counted ? switches.str() : "n/a")
                 << " cs/kop, p50 "
                 << r.latency.p50 << " us, p99 " << r.latency.p99 << " us, queue p50 "
-                << r.queue_delay.p50 << " us, blocked " << r.achieved_blocking_ratio << ", errors "
-                << r.errors;
+                << r.queue_delay.p50 << " us, blocked " << r.achieved_blocking_ratio;
+      if (r.blocked_only_ratio && spec.blocking_ratio > 0) {
+        std::cout << " (blocked-only " << *r.blocked_only_ratio << ")";
+      }
+      std::cout << ", errors " << r.errors;
       if (!r.pool_sizing.is_null()) {
         const nlohmann::json& w = r.pool_sizing["window"];
         std::cout << ", threads mean " << std::setprecision(1) << w["mean_threads"].get<double>()
@@ -171,6 +188,10 @@ CommandBody add_run_command(CLI::App& app) {
                   << " shrank " << r.pool_sizing["shrinks"];
       }
       std::cout << '\n' << std::defaultfloat;
+      if (!r.handler_time.value("honoured", true)) {
+        std::cerr << "iocpbench: warning: the blocking ratio was not honoured: "
+                  << r.handler_time.value("not_honoured_because", std::string()) << '\n';
+      }
     }
     if (!o->json.empty()) {
       nlohmann::json sweep = {{"command", "run"},

@@ -6,9 +6,11 @@
 #include <system_error>
 
 #include "metrics/clock.hpp"
+#include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
 #include "port/blocking_region.hpp"
 #include "run/blocking_io.hpp"
+#include "run/working_set.hpp"
 
 namespace iocpbench::run {
 
@@ -22,7 +24,9 @@ Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& worklo
       workload_(workload),
       handler_(handler),
       work_(handler.work_us),
-      block_ns_target_(static_cast<std::uint64_t>(std::llround(handler.block_us() * 1e3))),
+      sleep_overshoot_ns_(handler.blocks() && handler.kind == BlockingKind::sleep
+                              ? sleep_overshoot_estimate_ns()
+                              : 0.0),
       roles_(roles),
       phase_(phase),
       stats_(sizing ? sizing->max_threads : threads),
@@ -148,22 +152,31 @@ bool Pool::try_leave(unsigned slot, std::uint64_t now_ns) {
   return true;
 }
 
-void Pool::block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer) {
+std::uint64_t Pool::block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer,
+                          BlockSizer& sizer, std::uint64_t target_ns) {
   port::BlockingRegion region;
   if (handler_.kind == BlockingKind::sleep) {
-    platform::precise_sleep(std::chrono::nanoseconds(block_ns_target_));
-    return;
+    const std::uint64_t request_ns = sizer.sleep_request_ns(target_ns);
+    platform::precise_sleep(std::chrono::nanoseconds(request_ns));
+    return request_ns;
   }
-  // io: synchronous O_DIRECT reads of random blocks until the blocking time is reached (at
-  // least one), so the achieved ratio can track b while every wait really is the device.
+  // io: synchronous O_DIRECT reads of random blocks (at least one) while one more read is
+  // expected to end nearer the target than stopping now, so the ratio can track b while every
+  // wait really is the device.
   const std::uint64_t begin = metrics::now_ns();
   const std::uint64_t blocks = handler_.io_file_bytes / handler_.io_block;
+  std::uint64_t elapsed_ns = 0;
   do {
     const std::uint64_t offset = (context.next_random() % blocks) * handler_.io_block;
+    const std::uint64_t t0 = metrics::now_ns();
     if (!blocking_read(handler_.io_fd, buffer, handler_.io_block, offset))
       ++stats.block_read_errors;
+    const std::uint64_t t1 = metrics::now_ns();
+    sizer.observe_read(t1 - t0);
     ++stats.block_reads;
-  } while (metrics::now_ns() - begin < block_ns_target_);
+    elapsed_ns = t1 - begin;
+  } while (sizer.read_again(elapsed_ns, target_ns));
+  return 0;
 }
 
 void Pool::worker(unsigned index, std::uint64_t generation) {
@@ -174,7 +187,9 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
   context.rng = 0x9E3779B97F4A7C15ull * (index + 1 + generation * (size() + 1)) | 1;
   if (board_ != nullptr) board_->at(index, ProgressBoard::kInPort);
   roles_.enrol(metrics::Role::workers);
-  const bool blocks = block_ns_target_ > 0;
+  const bool blocks = handler_.blocks();
+  BlockSizer sizer(handler_.blocking_ratio, handler_.work_us, sleep_overshoot_ns_);
+  const metrics::ThreadSchedClock sched;  // this thread's CPU time and run-queue wait
   const bool works = work_.iterations() != 0 || blocks;
   void* buffer = nullptr;
   if (blocks && handler_.kind == BlockingKind::sleep) platform::set_fine_timer_slack();
@@ -189,6 +204,7 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
   // Per-thread ports where the worker reaps its own ring: take what its port holds, and when
   // it is empty pump the ring (which posts into this port), so no other thread is involved.
   const bool pumps = ports_.size() > 1 && workload_.pumps(index);
+  WorkingSet working_set(handler_.working_set_kib);
   for (;;) {
     port::Packet packet;
     if (sizes) busy_.fetch_sub(1, std::memory_order_relaxed);
@@ -243,23 +259,34 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
       board_->at(index, ProgressBoard::kInHandler);
     }
     const workloads::Completion c = workload_.on_packet(packet, context);
+    working_set.touch();  // --working-set-kib (run/working_set.hpp); nothing at 0
 
     std::uint64_t t_done = t_remove;  // no handler work: the remove time ends it (one read)
     if (works) {
+      const metrics::SchedSample s_start = blocks ? sched.sample() : metrics::SchedSample{};
       work_();
       if (blocks) {
+        const metrics::SchedSample s_block = sched.sample();
         const std::uint64_t t_block = metrics::now_ns();
+        const std::uint64_t target_ns = sizer.target_ns();
         if (board_ != nullptr) board_->at(index, ProgressBoard::kBlocking);
-        block(stats, context, buffer);
+        const std::uint64_t request_ns = block(stats, context, buffer, sizer, target_ns);
         if (board_ != nullptr) board_->at(index, ProgressBoard::kInHandler);
         t_done = metrics::now_ns();
+        const HandlerSplit split =
+            split_handler(sched.available(), t_remove, t_block, t_done, s_start, s_block, sched.sample());
+        sizer.observe(split.cpu_ns, request_ns, split.block_blocked_ns);
         if (measuring) {
-          stats.work_ns += t_block - t_remove;
-          stats.block_ns += t_done - t_block;
+          HandlerTimes& h = stats.handler;
+          ++h.handlers;
+          h.handler_ns += t_done - t_remove;
+          h.cpu_ns += split.cpu_ns;
+          h.blocked_ns += split.blocked_ns;
+          h.runnable_wait_ns += split.runnable_wait_ns;
+          h.target_block_ns += target_ns;
         }
       } else {
         t_done = metrics::now_ns();
-        if (measuring) stats.work_ns += t_done - t_remove;
       }
     }
 

@@ -3,9 +3,9 @@
 //
 // The pool is created up front; every thread associates itself with the port by calling
 // remove(). Each completion: the workload inspects the packet, the handler computes for
-// work_us (calibrated) and then blocks for work_us*b/(1-b) inside port::BlockingRegion (a
-// 1-ns-slack sleep, or synchronous O_DIRECT reads that reach the device), then the workload
-// resubmits. Shutdown: one stop packet per thread, and a thread that takes a stop packet never
+// work_us (calibrated) and then, at b > 0, blocks inside port::BlockingRegion (a 1-ns-slack
+// sleep, or synchronous O_DIRECT reads that reach the device) for b/(1-b) times the handler's
+// CPU time, sized and measured by run/block_control, then the workload resubmits. Shutdown: one stop packet per thread, and a thread that takes a stop packet never
 // removes again, so each thread takes exactly one (with LIFO wake-ups a thread that looped back
 // could otherwise take a second one meant for another, leaving that one blocked forever).
 //
@@ -27,6 +27,7 @@
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
 #include "port/completion_port.hpp"
+#include "run/block_control.hpp"
 #include "run/cpu_work.hpp"
 #include "run/pool_timeline.hpp"
 #include "run/watchdog.hpp"
@@ -46,10 +47,14 @@ struct HandlerSpec {
   std::uint32_t io_block = 4096;
   // false: no per-completion clock reads (unless the handler works) and no histograms.
   bool metrics = true;
+  std::uint32_t working_set_kib = 0;  // each worker's own buffer, touched on every packet
 
+  // The nominal block, work_us*b/(1-b): the first target, before the handler's CPU time is
+  // known (run/block_control sizes every block after that).
   double block_us() const {
     return blocking_ratio <= 0 ? 0 : work_us * blocking_ratio / (1 - blocking_ratio);
   }
+  bool blocks() const { return blocking_ratio > 0 && work_us > 0; }
 };
 
 struct alignas(64) WorkerStats {
@@ -58,8 +63,7 @@ struct alignas(64) WorkerStats {
   std::uint64_t completions = 0;   // measured window
   std::uint64_t bytes = 0;
   std::uint64_t errors = 0;
-  std::uint64_t work_ns = 0;   // handler time computing (measured window)
-  std::uint64_t block_ns = 0;  // handler time blocked
+  HandlerTimes handler;  // the blocking handlers' times (measured window)
   std::uint64_t block_reads = 0;
   std::uint64_t block_read_errors = 0;
   std::uint64_t handled_total = 0;  // counted completions, every phase
@@ -100,7 +104,9 @@ class Pool {
 
  private:
   void worker(unsigned index, std::uint64_t generation);
-  void block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer);
+  // Blocks for about `target_ns`; returns the sleep it asked the OS for (0 for io blocks).
+  std::uint64_t block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer,
+                      BlockSizer& sizer, std::uint64_t target_ns);
   // Under sizing_mutex_: occupies a free slot with a new thread. False when stopping or full.
   bool spawn_locked();
   // Richter's rules; each takes sizing_mutex_ and changes the size at most by one.
@@ -112,7 +118,7 @@ class Pool {
   workloads::Workload& workload_;
   HandlerSpec handler_;
   CpuWork work_;
-  std::uint64_t block_ns_target_ = 0;
+  double sleep_overshoot_ns_ = 0;  // every thread's first estimate (block_control)
   metrics::RoleRegistry& roles_;
   const std::atomic<int>& phase_;
   std::vector<WorkerStats> stats_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -10,13 +11,17 @@
 
 #include "cli/commands.hpp"
 #include "metrics/clock.hpp"
+#include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
 #include "report/machine_info.hpp"
+#include "run/block_control.hpp"
 #include "run/blocking_io.hpp"
 #include "run/cpu_work.hpp"
 #include "run/pool.hpp"
 #include "run/watchdog.hpp"
+#include "run/working_set.hpp"
 #include "sweep/statistics.hpp"
+#include "sweep/blocking_fidelity.hpp"
 #include "sweep/summary_json.hpp"
 #include "workloads/data_file.hpp"
 #include "workloads/workload.hpp"
@@ -28,6 +33,48 @@ using cli::BadInput;
 using Clock = std::chrono::steady_clock;
 
 constexpr unsigned kBlockingFileMib = 256;  // the file workload's default file, shared
+
+// The run's blocking record: the handler's parts, the two ratios and whether the request was
+// honoured (docs/architecture.md, "The blocking ratio").
+std::string fixed(double value, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+void record_blocking(RunResult& result, const HandlerSpec& handler, const HandlerTimes& times) {
+  const bool split = metrics::ThreadSchedClock().available();
+  if (!handler.blocks()) {
+    result.achieved_blocking_ratio = 0;
+    result.blocked_only_ratio = 0.0;
+    result.handler_time = {{"requested_ratio", handler.blocking_ratio},
+                           {"blocking_handlers", 0},
+                           {"not_split", "no block at b = 0: the handler only computes"},
+                           {"honoured", true}};
+    return;
+  }
+  result.handler_time = handler_time_json(times, split, handler.blocking_ratio);
+  result.achieved_blocking_ratio = achieved_ratio(times);
+  if (split) result.blocked_only_ratio = blocked_only_ratio(times);
+  const double judged = result.blocked_only_ratio.value_or(result.achieved_blocking_ratio);
+  const double target_us = result.handler_time.value("target_block_us_mean", 0.0);
+  const double overshoot_us = result.handler_time.value("block_overshoot_us_mean", 0.0);
+  std::string why;
+  if (times.handlers == 0) {
+    why = "no blocking handler ran in the measured window";
+  } else if (std::abs(judged - handler.blocking_ratio) > kBlockingTolerance) {
+    why = "achieved " + fixed(judged, 3) + " for a requested " + fixed(handler.blocking_ratio, 2);
+  } else if (overshoot_us > std::max(0.05 * target_us, 2.0)) {
+    why = "blocks overshoot by " + fixed(overshoot_us, 1) + " us on " + fixed(target_us, 1) + " us";
+  }
+  const double sleep_overshoot_us = sleep_overshoot_estimate_ns() / 1e3;
+  if (!why.empty() && handler.kind == BlockingKind::sleep && target_us < 2 * sleep_overshoot_us) {
+    why += " (a sleep here overshoots by about " + fixed(sleep_overshoot_us, 1) +
+           " us: give more --work-us)";
+  }
+  result.handler_time["honoured"] = why.empty();
+  result.handler_time["not_honoured_because"] = why.empty() ? nlohmann::json() : nlohmann::json(why);
+}
 
 // Sleeps until `until` or until a stop is requested (or the watchdog fired); false when
 // stopped early.
@@ -120,7 +167,16 @@ void validate_point(const PointSpec& spec) {
   if (!std::isfinite(spec.work_us) || spec.work_us < 0) {
     throw BadInput{"--work-us", "must be a number of microseconds, 0 or more"};
   }
+  // A block lasts b/(1-b) times the handler's CPU time: with no work it would be no block, and
+  // the ratio would name a measurement that never happened.
+  if (spec.blocking_ratio > 0 && spec.work_us == 0) {
+    throw BadInput{"--blocking", "a ratio above 0 needs CPU work to be a ratio of: give --work-us "
+                                 "above 0 (a block lasts work_us*b/(1-b))"};
+  }
   if (spec.work_us > 1e6) throw BadInput{"--work-us", "more than a second per completion"};
+  if (spec.working_set_kib > kMaxWorkingSetKib) {
+    throw BadInput{"--working-set-kib", "more than 1048576 KiB (1 GiB) per worker thread"};
+  }
   if (!std::isfinite(spec.duration_s) || spec.duration_s <= 0) {
     throw BadInput{"--duration", "must be a positive number of seconds"};
   }
@@ -152,6 +208,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   handler.blocking_ratio = spec.blocking_ratio;
   handler.kind = spec.blocking_kind == "io" ? BlockingKind::io : BlockingKind::sleep;
   handler.metrics = spec.metrics;
+  handler.working_set_kib = spec.working_set_kib;
   FileCloser blocking_file;
   if (handler.kind == BlockingKind::io && handler.block_us() > 0) {
     const auto data = workloads::ensure_data_file(workloads::default_data_file(kBlockingFileMib),
@@ -172,7 +229,10 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
                        : 0;
   const double measured_us = work.measure_us(check_reps);
   result.work_calibration = work.to_json(spec.work_us, measured_us, check_reps);
-  result.work_calibration["block_us_target"] = handler.block_us();
+  result.work_calibration["block_us_target"] = handler.block_us();  // nominal: the first target
+  if (handler.blocks() && handler.kind == BlockingKind::sleep) {
+    result.work_calibration["sleep_overshoot_us"] = sleep_overshoot_estimate_ns() / 1e3;
+  }
   result.work_calibration["blocking_kind"] = spec.blocking_kind;
 
   // The per-thread-port model: one port per worker, concurrency 1 each; `port` is the first.
@@ -259,16 +319,15 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
 
     // Everything the workers measured.
     metrics::Histogram latency, queue_delay;
-    std::uint64_t work_ns = 0, block_ns = 0, worker_errors = 0, block_errors = 0,
-                  remove_failures = 0;
+    HandlerTimes handler_times;
+    std::uint64_t worker_errors = 0, block_errors = 0, remove_failures = 0;
     std::vector<std::uint64_t> per_thread;
     for (const WorkerStats& w : pool.stats()) {
       latency.merge(w.latency);
       queue_delay.merge(w.queue_delay);
       result.ops += w.completions;
       result.bytes += w.bytes;
-      work_ns += w.work_ns;
-      block_ns += w.block_ns;
+      handler_times += w.handler;
       result.block_reads += w.block_reads;
       worker_errors += w.errors;
       block_errors += w.block_read_errors;
@@ -300,10 +359,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
       result.thread_shares.push_back(
           result.ops == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(result.ops));
     }
-    result.achieved_blocking_ratio =
-        work_ns + block_ns == 0
-            ? 0.0
-            : static_cast<double>(block_ns) / static_cast<double>(work_ns + block_ns);
+    record_blocking(result, handler, handler_times);
 
     const std::uint64_t workload_errors = workload->errors();
     result.errors =
@@ -406,6 +462,8 @@ nlohmann::json run_to_json(const RunResult& r) {
       {"thread_shares", r.thread_shares},
       {"threads_that_ran", threads_ran},
       {"achieved_blocking_ratio", r.achieved_blocking_ratio},
+      {"blocked_only_ratio", r.blocked_only_ratio ? nlohmann::json(*r.blocked_only_ratio) : nlohmann::json()},
+      {"handler_time", r.handler_time},
       {"achieved_outstanding", r.achieved_outstanding},
       {"blocking_reads", r.block_reads},
       {"work_calibration", r.work_calibration},
@@ -452,7 +510,7 @@ nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>
   for (const auto& r : runs) run_list.push_back(run_to_json(r));
   // Summarised from the runs' JSON, as a resumed sweep summarises runs of both sessions.
   const nlohmann::json summary = sweep::summarize_runs(run_list);
-  return {{"workload", spec.workload},
+  nlohmann::json point = {{"workload", spec.workload},
           {"workload_params", workloads::to_json(params)},
           {"port", std::string(port::to_string(spec.port))},
           {"dispatch", spec.dispatch},
@@ -465,6 +523,10 @@ nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>
           {"warmup_s", spec.warmup_s},
           {"runs", run_list},
           {"summary", summary}};
+  point["blocking_fidelity"] = sweep::blocking_fidelity(point);
+  // Only when given: results without a working set read as before.
+  if (spec.working_set_kib > 0) point["working_set_kib"] = spec.working_set_kib;
+  return point;
 }
 
 nlohmann::json results_document(const nlohmann::json& sweep, const nlohmann::json& points) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ struct PointSpec {
   double blocking_ratio = 0;            // b in [0, 1)
   std::string blocking_kind = "sleep";  // sleep | io
   double work_us = 0;
+  std::uint32_t working_set_kib = 0;  // per worker, touched on every packet (run/working_set.hpp)
   double duration_s = 5;
   double warmup_s = 0.5;
   // shared: one port for the pool. per-thread: DiskSpd's model, each worker its own port with
@@ -83,7 +85,10 @@ struct RunResult {
   unsigned effective_concurrency = 0;
   std::vector<double> thread_shares;  // sorted descending (per slot for an auto pool)
   nlohmann::json pool_sizing;         // an auto pool's sizes over time (pool_sizing_json)
+  // (blocked + runnable wait) / handler time, and blocked / (cpu + blocked): run/block_control.
   double achieved_blocking_ratio = 0;
+  std::optional<double> blocked_only_ratio;  // none where the OS cannot split the handler
+  nlohmann::json handler_time;               // the parts and their method (handler_time_json)
   double achieved_outstanding = 0;
   std::uint64_t block_reads = 0;
   nlohmann::json work_calibration;

@@ -27,7 +27,8 @@ struct Grid {
   std::vector<PoolSpec> pool;          // default N, 2N, 2N+2; "auto..." a self-sizing pool
   std::vector<double> blocking{0, 0.25, 0.5, 0.75};
   std::string blocking_kind = "sleep";
-  double work_us = 20;
+  std::uint32_t working_set_kib = 0;  // per worker thread, touched on every packet
+  double work_us = 100;  // the smallest block of the default grid (b = 0.25: 33 us) a sleep can honour on a 2-CPU VM
   nlohmann::json workload_params = nlohmann::json::object();  // shared by the workloads
   unsigned repetitions = 5;
   double duration_s = 0.7;

@@ -30,6 +30,7 @@ nlohmann::json summarize_runs(const nlohmann::json& runs) {
       {"queue_delay_us",
        {{"p50", summary_at(runs, "/queue_delay_us/p50")}, {"p99", summary_at(runs, "/queue_delay_us/p99")}}},
       {"achieved_blocking_ratio", summary_at(runs, "/achieved_blocking_ratio")},
+      {"blocked_only_ratio", summary_at(runs, "/blocked_only_ratio")},
       {"cpu_utilisation", summary_at(runs, "/cpu/utilisation")},
       {"errors", errors},
   };

@@ -15,6 +15,7 @@
 #include "report/probe_json.hpp"
 #include "report/progress.hpp"
 #include "report/timestamp.hpp"
+#include "sweep/blocking_fidelity.hpp"
 #include "sweep/schedule.hpp"
 #include "sweep/statistics.hpp"
 #include "sweep/summary_json.hpp"
@@ -97,6 +98,7 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
     point["id"] = id;
     if (auto it = previous.find(id); it != previous.end()) point["runs"] = it->second.at("runs");
     point["summary"] = summarize_runs(point["runs"]);
+    point["blocking_fidelity"] = blocking_fidelity(point);
     point_list.push_back(std::move(point));
   }
   doc["points"] = std::move(point_list);
@@ -108,6 +110,7 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
       [&](std::size_t p, unsigned r) { return has_run(doc_points[p], r); });
 
   report::Progress progress(schedule.size(), job.quiet);
+  std::vector<bool> warned(points.size(), false);  // one blocking warning per point
   auto run_one = [&](const RunSlot& slot) -> bool {
     const auto& spec = points[slot.point];
     progress.starting(point_id(spec) + " rep " + std::to_string(slot.repetition));
@@ -116,6 +119,12 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
       const run::RunResult result = run::run_point(spec, &stop_requested, slot.repetition);
       if (result.interrupted) return false;  // abandoned: not recorded, rerun on --resume
       point["runs"].push_back(run::run_to_json(result));
+      if (!warned[slot.point] && !point["runs"].back()["handler_time"].value("honoured", true)) {
+        warned[slot.point] = true;
+        progress.note("iocpbench: warning: " + point_id(spec) +
+                      ": the blocking ratio was not honoured: " +
+                      point["runs"].back()["handler_time"].value("not_honoured_because", std::string()));
+      }
     } catch (const BadInput&) {
       throw;
     } catch (const std::exception& e) {
@@ -124,6 +133,7 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
       progress.note("iocpbench: run failed: " + point_id(spec) + ": " + e.what());
     }
     point["summary"] = summarize_runs(point["runs"]);
+    point["blocking_fidelity"] = blocking_fidelity(point);
     report::write_json_atomically(job.json_path, doc);
     progress.finished_one();
     return !stop_requested.load();

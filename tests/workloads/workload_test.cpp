@@ -256,6 +256,9 @@ TEST(Validation, EveryBadValueNamesItsFlag) {
   EXPECT_EQ(with([](PointSpec& s) { s.blocking_ratio = -0.1; }), "--blocking");
   EXPECT_EQ(with([](PointSpec& s) { s.blocking_kind = "spin"; }), "--blocking-kind");
   EXPECT_EQ(with([](PointSpec& s) { s.work_us = -1; }), "--work-us");
+  // b > 0 with no work would be a ratio of nothing: refused, naming --blocking (and --work-us).
+  EXPECT_EQ(with([](PointSpec& s) { s.blocking_ratio = 0.5; s.work_us = 0; }), "--blocking");
+  EXPECT_EQ(with([](PointSpec& s) { s.blocking_ratio = 0.5; s.work_us = 10; }), "(accepted)");
   EXPECT_EQ(with([](PointSpec& s) { s.duration_s = 0; }), "--duration");
   EXPECT_EQ(with([](PointSpec& s) { s.warmup_s = -1; }), "--warmup");
   EXPECT_EQ(with([](PointSpec& s) { s.workload_params = {{"in_flight", 0}}; }), "--in-flight");

@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""Target F1 (the blocking axis means what it says): for every point of a sweep, the requested
+blocking ratio beside what was achieved, what was blocked only (runnable wait excluded) and the
+blocks' mean overshoot, then the worst deviations:
+
+  - achieved vs requested, over the points whose pool fits the CPUs (pool <= N);
+  - blocked-only vs requested, over every point;
+  - the blocks' mean overshoot against max(5% of the target, 2 us).
+
+    /usr/bin/python3 bench/blocking_fidelity.py                      # runs sweep --quick
+    /usr/bin/python3 bench/blocking_fidelity.py --grid default       # the default grid (8 min)
+    /usr/bin/python3 bench/blocking_fidelity.py --results full.json  # a results file already made
+
+Standard library only. Exit status: 0 done (this reports, it does not gate), 1 the sweep
+failed, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TOLERANCE = 0.03
+
+
+def median_of(runs: list[dict], key: str) -> float | None:
+    values = [r[key] for r in runs if isinstance(r.get(key), (int, float))]
+    return statistics.median(values) if values else None
+
+
+def mean_overshoot(runs: list[dict]) -> tuple[float | None, float | None]:
+    """The runs' mean block overshoot and mean target, microseconds."""
+    parts = [r.get("handler_time") or {} for r in runs]
+    over = [p["block_overshoot_us_mean"] for p in parts if isinstance(p.get("block_overshoot_us_mean"), (int, float))]
+    target = [p["target_block_us_mean"] for p in parts if isinstance(p.get("target_block_us_mean"), (int, float))]
+    if not over or not target:
+        return None, None
+    return statistics.mean(over), statistics.mean(target)
+
+
+def point_rows(doc: dict) -> list[dict]:
+    """One row per point: requested, achieved, blocked-only, overshoot, whether the pool fits."""
+    cpus = int(doc["machine"].get("logical_cpus") or 0)
+    rows = []
+    for p in doc["points"]:
+        runs = p.get("runs", [])
+        over, target = mean_overshoot(runs)
+        rows.append({
+            "id": p.get("id", "?"),
+            "requested": float(p["blocking"]["ratio"]),
+            "achieved": median_of(runs, "achieved_blocking_ratio"),
+            "blocked_only": median_of(runs, "blocked_only_ratio"),
+            "overshoot_us": over,
+            "target_us": target,
+            "pool_fits": cpus > 0 and int(p["pool"]["value"]) <= cpus,
+        })
+    return rows
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def worst(rows: list[dict], key: str, only_fitting: bool) -> tuple[float, str]:
+    pick = [r for r in rows if r[key] is not None and r["requested"] > 0 and (r["pool_fits"] or not only_fitting)]
+    if not pick:
+        return 0.0, "-"
+    r = max(pick, key=lambda r: abs(r[key] - r["requested"]))
+    return abs(r[key] - r["requested"]), r["id"]
+
+
+def report(doc: dict) -> str:
+    rows = point_rows(doc)
+    lines = [f"{'point':58s} {'requested':>9s} {'achieved':>9s} {'blocked':>9s} {'overshoot_us':>13s} {'target_us':>10s}"]
+    for r in rows:
+        lines.append(f"{r['id'][:58]:58s} {r['requested']:9.2f} {fmt(r['achieved']):>9s} {fmt(r['blocked_only']):>9s} "
+                     f"{fmt(r['overshoot_us'], 1):>13s} {fmt(r['target_us'], 1):>10s}")
+    dev_a, id_a = worst(rows, "achieved", only_fitting=True)
+    dev_b, id_b = worst(rows, "blocked_only", only_fitting=False)
+    over_bad = [r for r in rows if r["overshoot_us"] is not None and r["target_us"] is not None
+                and r["overshoot_us"] > max(0.05 * r["target_us"], 2.0)]
+    m = doc["machine"]
+    lines += [
+        "",
+        f"machine: {m.get('hostname')} {m.get('cpu_model')} x{m.get('logical_cpus')}, kernel {m.get('kernel')}; "
+        f"build {doc['tool'].get('git_commit')}",
+        f"worst |achieved - requested|, pool <= N:     {dev_a:.3f} ({id_a})  target <= {TOLERANCE}: "
+        + ("met" if dev_a <= TOLERANCE else "NOT met"),
+        f"worst |blocked-only - requested|, any pool: {dev_b:.3f} ({id_b})  target <= {TOLERANCE}: "
+        + ("met" if dev_b <= TOLERANCE else "NOT met"),
+        f"points whose blocks overshoot by more than max(5%, 2 us): {len(over_bad)} of "
+        f"{sum(1 for r in rows if r['overshoot_us'] is not None)}",
+    ]
+    return "\n".join(lines)
+
+
+def run_sweep(binary: Path, grid: str, out: Path) -> None:
+    cmd = [str(binary), "sweep", "--json", str(out)] + (["--quick"] if grid == "quick" else [])
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", type=Path, help="read this results file instead of running a sweep")
+    parser.add_argument("--grid", choices=("quick", "default"), default="quick", help="the sweep to run (default quick)")
+    parser.add_argument("--binary", type=Path, default=ROOT / "build/release/harness/iocpbench")
+    args = parser.parse_args(argv)
+    if args.results is not None:
+        try:
+            doc = json.loads(args.results.read_text())
+        except (OSError, ValueError) as exc:
+            print(f"blocking_fidelity: --results: {exc}", file=sys.stderr)
+            return 2
+    else:
+        if not args.binary.is_file():
+            print(f"blocking_fidelity: --binary: {args.binary} does not exist (build it first)", file=sys.stderr)
+            return 2
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "sweep.json"
+            try:
+                run_sweep(args.binary, args.grid, out)
+            except RuntimeError as exc:
+                print(f"blocking_fidelity: {exc}", file=sys.stderr)
+                return 1
+            doc = json.loads(out.read_text())
+    try:
+        print(report(doc))
+    except (KeyError, TypeError, ValueError) as exc:
+        print(f"blocking_fidelity: --results: not a results file ({exc})", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

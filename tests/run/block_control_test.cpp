@@ -1,0 +1,150 @@
+// The blocking ratio's mechanism (harness/run/block_control.hpp, metrics/thread_sched.hpp): the
+// handler's parts add up to its time; a block is sized from the handler's CPU time and its
+// sleeps corrected for their overshoot; a real 2 ms block measures within 10% of 2 ms, its
+// runnable wait apart; a real run reports parts that add up and a blocked-only ratio near the
+// request. Nothing asserts how long the machine took: the bounds are on what the harness
+// controls (the blocked time excludes any wait for a CPU), each run is short.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "metrics/clock.hpp"
+#include "metrics/thread_sched.hpp"
+#include "platform/platform.hpp"
+#include "run/block_control.hpp"
+#include "run/run_point.hpp"
+
+namespace {
+
+using namespace iocpbench;
+using run::BlockSizer;
+using run::HandlerSplit;
+
+TEST(HandlerSplit, PartsAddUpToTheHandlersWallTime) {
+  // 100 us handler: 30 us on a CPU, 10 us waiting for one, so 60 us blocked; the block began at
+  // 20 us, with 5 us of its CPU and 10 us of its wait inside it.
+  const metrics::SchedSample start{1000, 500}, block{1000 + 25'000, 500}, done{1000 + 30'000, 10'500};
+  const HandlerSplit s = run::split_handler(true, 0, 20'000, 100'000, start, block, done);
+  EXPECT_EQ(s.cpu_ns, 30'000u);
+  EXPECT_EQ(s.runnable_wait_ns, 10'000u);
+  EXPECT_EQ(s.blocked_ns, 60'000u);
+  EXPECT_EQ(s.cpu_ns + s.runnable_wait_ns + s.blocked_ns, 100'000u);
+  EXPECT_EQ(s.block_blocked_ns, 80'000u - 5'000u - 10'000u);
+}
+
+TEST(HandlerSplit, WithoutSchedulerSamplesTheWallTimesSplitIt) {
+  const HandlerSplit s = run::split_handler(false, 0, 20'000, 100'000, {}, {}, {});
+  EXPECT_EQ(s.cpu_ns, 20'000u);
+  EXPECT_EQ(s.blocked_ns, 80'000u);
+  EXPECT_EQ(s.runnable_wait_ns, 0u);
+}
+
+TEST(BlockSizer, TargetFollowsTheHandlersCpuTimeAndSleepsCorrectTheirOvershoot) {
+  BlockSizer sizer(0.5, 20, 0);  // b/(1-b) = 1: the block equals the CPU time
+  EXPECT_EQ(sizer.target_ns(), 20'000u) << "before any handler: the nominal work";
+  // Handlers take 30 us of CPU (the workload's own part on top of the work); every sleep
+  // overshoots its request by 12 us.
+  std::uint64_t request = 0;
+  for (int i = 0; i < 400; ++i) {
+    const std::uint64_t target = sizer.target_ns();
+    request = sizer.sleep_request_ns(target);
+    sizer.observe(30'000, request, request + 12'000);
+  }
+  EXPECT_NEAR(static_cast<double>(sizer.target_ns()), 30'000, 300);
+  EXPECT_NEAR(static_cast<double>(request), 30'000 - 12'000, 300)
+      << "the sleep asked for is the target less the overshoot seen";
+  // A target shorter than the overshoot cannot be asked for: the request is the shortest sleep
+  // (1 ns), never 0, so every block still sleeps and keeps teaching the estimate.
+  EXPECT_EQ(sizer.sleep_request_ns(5'000), 1u);
+  // An outlier (a 5 ms stall) pushes the estimate past every target; sleeps that overshoot by
+  // 12 us again bring it back.
+  sizer.observe(30'000, 1, 5'000'000);
+  EXPECT_EQ(sizer.sleep_request_ns(sizer.target_ns()), 1u);
+  for (int i = 0; i < 400; ++i) {
+    request = sizer.sleep_request_ns(sizer.target_ns());
+    sizer.observe(30'000, request, request + 12'000);
+  }
+  EXPECT_NEAR(static_cast<double>(request), 30'000 - 12'000, 300);
+}
+
+TEST(BlockSizer, IoReadsStopWhenTheNextWouldOvershootMoreThanItUndershoots) {
+  BlockSizer sizer(0.5, 100, 0);
+  sizer.observe_read(40'000);
+  EXPECT_TRUE(sizer.read_again(70'000, 100'000)) << "30 us short, a read ends 10 us over";
+  EXPECT_FALSE(sizer.read_again(85'000, 100'000)) << "15 us short, a read ends 25 us over";
+}
+
+TEST(ThreadSchedClock, ARealTwoMillisecondBlockMeasuresWithinTenPercent) {
+  const metrics::ThreadSchedClock sched;
+  if (!sched.available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
+  platform::set_fine_timer_slack();
+  BlockSizer sizer(0.5, 2000, run::sleep_overshoot_estimate_ns());
+  double worst_error = 0;
+  for (int i = 0; i < 5; ++i) {
+    const std::uint64_t target = 2'000'000;
+    const metrics::SchedSample s0 = sched.sample();
+    const std::uint64_t t0 = metrics::now_ns();
+    const std::uint64_t request = sizer.sleep_request_ns(target);
+    platform::precise_sleep(std::chrono::nanoseconds(request));
+    const std::uint64_t t1 = metrics::now_ns();
+    const HandlerSplit s = run::split_handler(true, t0, t0, t1, s0, s0, sched.sample());
+    sizer.observe(2'000'000, request, s.block_blocked_ns);
+    worst_error = std::max(worst_error, std::abs(static_cast<double>(s.blocked_ns) - target) / target);
+  }
+  EXPECT_LT(worst_error, 0.10);
+}
+
+// One real point: the handler's parts add up to its time, and the blocked-only ratio is the
+// request (runnable wait excluded, so this holds on a loaded machine too: pool 1).
+TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
+  if (!metrics::ThreadSchedClock().available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
+  run::PointSpec spec;
+  spec.workload = "post";
+  spec.workload_params = {{"posters", 1}, {"in_flight", 4}};
+  spec.concurrency = {"1", 0, 1};
+  spec.concurrency_value = 1;
+  spec.pool = sweep::CountSpec{"1", 0, 1};
+  spec.pool_value = 1;
+  spec.work_us = 200;
+  spec.blocking_ratio = 0.5;
+  spec.duration_s = 0.4;
+  spec.warmup_s = 0.1;
+  const run::RunResult r = run::run_point(spec, nullptr);
+  ASSERT_GT(r.ops, 100u);
+  const nlohmann::json& h = r.handler_time;
+  const double parts = h.at("cpu_us_mean").get<double>() + h.at("blocked_us_mean").get<double>() +
+                       h.at("runnable_wait_us_mean").get<double>();
+  EXPECT_NEAR(parts, h.at("handler_us_mean").get<double>(), 0.01 * parts + 0.5);
+  ASSERT_TRUE(r.blocked_only_ratio.has_value());
+  EXPECT_NEAR(*r.blocked_only_ratio, 0.5, run::kBlockingTolerance);
+  EXPECT_TRUE(h.at("honoured").get<bool>()) << h.dump();
+  const nlohmann::json point = run::point_to_json(spec, {r});
+  EXPECT_TRUE(point.at("blocking_fidelity").at("within_tolerance").get<bool>());
+}
+
+// A block far below what a sleep can honour is said, never silent: the run flags it.
+TEST(RunPoint, ABlockTooShortToHonourIsFlagged) {
+  if (!metrics::ThreadSchedClock().available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
+  if (run::sleep_overshoot_estimate_ns() < 2000) GTEST_SKIP() << "this machine's sleeps overshoot by under 2 us";
+  run::PointSpec spec;
+  spec.workload = "post";
+  spec.workload_params = {{"posters", 1}, {"in_flight", 4}};
+  spec.concurrency = {"1", 0, 1};
+  spec.concurrency_value = 1;
+  spec.pool = sweep::CountSpec{"1", 0, 1};
+  spec.pool_value = 1;
+  spec.work_us = 1;  // b = 0.25 asks for a third of a microsecond
+  spec.blocking_ratio = 0.25;
+  spec.duration_s = 0.2;
+  spec.warmup_s = 0.05;
+  const run::RunResult r = run::run_point(spec, nullptr);
+  EXPECT_FALSE(r.handler_time.at("honoured").get<bool>());
+  EXPECT_TRUE(r.handler_time.at("not_honoured_because").is_string());
+  const nlohmann::json point = run::point_to_json(spec, {r});
+  EXPECT_FALSE(point.at("blocking_fidelity").at("within_tolerance").get<bool>());
+  EXPECT_TRUE(point.at("blocking_fidelity").at("reason").is_string());
+}
+
+}  // namespace
