@@ -5,8 +5,17 @@
 #include <fstream>
 
 #include "cli/commands.hpp"
+#include "run/working_set.hpp"
 
 namespace iocpbench::cli {
+
+std::uint32_t parse_working_set_flag(const std::string& text) {
+  const unsigned kib = parse_count_flag(text, "--working-set-kib", 0);
+  if (kib > run::kMaxWorkingSetKib) {
+    throw BadInput{"--working-set-kib", "more than 1048576 KiB (1 GiB) per worker thread"};
+  }
+  return kib;
+}
 
 bool SweepFlags::any_grid_flag_given() const {
   for (const auto* option : grid_options) {
@@ -31,6 +40,7 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
   add("--blocking", f.blocking, for_tune ? "the blocking ratio b in [0,1)" : "blocking ratios in [0,1) (default 0,0.25,0.5,0.75)");
   add("--blocking-kind", f.blocking_kind, "sleep (timer) or io (synchronous direct reads) (default sleep)");
   add("--work-us", f.work_us, "CPU work per completion, microseconds (default 20)");
+  add("--working-set-kib", f.working_set_kib, kWorkingSetHelp);
   add("--duration", f.duration, "measured seconds per run");
   add("--warmup", f.warmup, "warm-up seconds per run");
   add("--repetitions", f.repetitions, "runs per point (default 5)");
@@ -84,6 +94,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick) {
   if (!f.blocking.empty()) grid.blocking = sweep::parse_ratio_list(f.blocking, "--blocking");
   if (!f.blocking_kind.empty()) grid.blocking_kind = f.blocking_kind;
   if (!f.work_us.empty()) grid.work_us = parse_number_flag(f.work_us, "--work-us");
+  if (!f.working_set_kib.empty()) grid.working_set_kib = parse_working_set_flag(f.working_set_kib);
   if (!f.duration.empty()) grid.duration_s = parse_number_flag(f.duration, "--duration");
   if (!f.warmup.empty()) grid.warmup_s = parse_number_flag(f.warmup, "--warmup");
   if (!f.repetitions.empty()) grid.repetitions = parse_count_flag(f.repetitions, "--repetitions", 1);

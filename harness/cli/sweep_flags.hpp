@@ -2,6 +2,7 @@
 // The grid flags shared by `sweep` and `tune`, kept as the user's text so that every bad value is
 // reported with its flag, and so --resume can tell which flags were given.
 
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -13,7 +14,8 @@ namespace iocpbench::cli {
 
 struct SweepFlags {
   std::string workload, port, concurrency, pool, blocking, blocking_kind, work_us, duration,
-      warmup, repetitions, seed, json, grid_file, target_ci, max_repetitions, dispatch;
+      warmup, repetitions, seed, json, grid_file, target_ci, max_repetitions, dispatch,
+      working_set_kib;
   workloads::WorkloadFlags workload_flags;
   std::vector<CLI::Option*> grid_options;  // to tell whether any was given
 
@@ -28,5 +30,11 @@ sweep::Grid grid_from_flags(const SweepFlags& flags, bool quick);
 // Numbers from flags, with the flag named on failure.
 double parse_number_flag(const std::string& text, const std::string& flag);
 unsigned parse_count_flag(const std::string& text, const std::string& flag, unsigned minimum);
+
+// --working-set-kib (run, sweep, tune): KiB per worker thread, 0 to 1 GiB.
+inline constexpr const char* kWorkingSetHelp =
+    "KiB of each worker thread's own buffer, one write per 64-byte line on every packet (so a "
+    "port's wake-up order shows in the caches; 0: none) (default 0)";
+std::uint32_t parse_working_set_flag(const std::string& text);
 
 }  // namespace iocpbench::cli

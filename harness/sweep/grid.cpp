@@ -167,6 +167,7 @@ std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
             point.blocking_ratio = b;
             point.blocking_kind = grid.blocking_kind;
             point.work_us = grid.work_us;
+            point.working_set_kib = grid.working_set_kib;
             point.duration_s = grid.duration_s;
             point.warmup_s = grid.warmup_s;
             point.dispatch = dispatch;
@@ -187,6 +188,7 @@ std::string point_id(const run::PointSpec& point) {
      << point.blocking_kind << "/w=" << ratio_text(point.work_us);
   // Shared-port ids stay as they were (results files from before the field resume as before).
   if (point.dispatch != "shared") id << "/d=" << point.dispatch;
+  if (point.working_set_kib > 0) id << "/ws=" << point.working_set_kib;
   return id.str();
 }
 
@@ -203,6 +205,7 @@ nlohmann::json grid_to_json(const Grid& grid) {
   j["blocking"] = grid.blocking;
   j["blocking_kind"] = grid.blocking_kind;
   j["work_us"] = grid.work_us;
+  if (grid.working_set_kib > 0) j["working_set_kib"] = grid.working_set_kib;
   j["workload_params"] = grid.workload_params;
   j["repetitions"] = grid.repetitions;
   j["duration_s"] = grid.duration_s;
@@ -233,6 +236,7 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
     if (j.contains("blocking")) grid.blocking = parse_ratio_list(list_text("blocking"), flag);
     if (j.contains("blocking_kind")) grid.blocking_kind = j.at("blocking_kind").get<std::string>();
     if (j.contains("work_us")) grid.work_us = j.at("work_us").get<double>();
+    if (j.contains("working_set_kib")) grid.working_set_kib = j.at("working_set_kib").get<std::uint32_t>();
     if (j.contains("workload_params")) grid.workload_params = j.at("workload_params");
     if (j.contains("repetitions")) grid.repetitions = j.at("repetitions").get<unsigned>();
     if (j.contains("duration_s")) grid.duration_s = j.at("duration_s").get<double>();
