@@ -64,6 +64,7 @@ class MachineComparison:
     # Matched points left out because either side missed its blocking ratio: (label, reason).
     left_out: list[tuple[str, str]] = field(default_factory=list)
     overall: gate.GlobalVerdict = field(default_factory=lambda: gate.GlobalVerdict(0, None, None, False))
+    pooled_sd: float | None = None  # the gated points' pooled run-to-run spread (log scale)
     # Why this file cannot pass, whatever its ratios say (incomplete, errors, missing points).
     failures: list[str] = field(default_factory=list)
 
@@ -205,7 +206,7 @@ def compare_rows(
     alpha: float = DEFAULT_ALPHA,
     labels: list[str],
     seed: int = 0,
-) -> tuple[list[PointComparison], gate.GlobalVerdict]:
+) -> tuple[list[PointComparison], gate.GlobalVerdict, float | None]:
     """Every matched point of one comparison, judged together (the gate's K is len(pairs))."""
     runs = [(run_values(b, metric.name), run_values(n, metric.name)) for b, n in pairs]
     samples = [_sample(b, n) for b, n in runs]
@@ -233,7 +234,7 @@ def compare_rows(
             verdict=v.verdict if v is not None else gate.NO_VERDICT,
             bound=v.bound if v is not None else None,
         ))
-    return rows, judged.overall
+    return rows, judged.overall, judged.pooled_sd
 
 
 def compare_results(
@@ -259,7 +260,7 @@ def compare_results(
             else:
                 kept.append((bp, np_))
         names = [point_label(bp, ignore_port=ignore_port) for bp, _ in kept]
-        rows, mc.overall = compare_rows(kept, metric, fail_above=fail_above, alpha=alpha, labels=names)
+        rows, mc.overall, mc.pooled_sd = compare_rows(kept, metric, fail_above=fail_above, alpha=alpha, labels=names)
         for (bp, _), row in zip(kept, rows):
             mc.rows[spec_key(bp, ignore_port=ignore_port)] = row
         mc.failures = run_problems(new)
@@ -374,6 +375,9 @@ def _gate_lines(report: CompareReport, mc: MachineComparison) -> list[str]:
     if ungated:
         lines.append(f"  - {ungated} point(s) with fewer than {gate.MIN_RUNS} runs a side: no verdict for them"
                      + (" (none could be gated: this comparison is descriptive only)" if not mc.gated_points else ""))
+    if mc.pooled_sd is not None and mc.pooled_sd > gate.NOISY_LOG_SD:
+        lines.append(f"  - **noisy runs**: the pooled run-to-run spread is {mc.pooled_sd:.0%} (log sd); the stated "
+                     "error rates hold up to about 7%. A busy machine? Compare sweeps run back to back on a quiet one")
     few = sum(1 for r in mc.rows.values() if r.verdict != gate.NO_VERDICT
               and min(r.n_base, r.n_new) < gate.RECOMMENDED_RUNS)
     if few:

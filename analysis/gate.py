@@ -140,10 +140,16 @@ def judge_global(samples: Sequence[Sample], ses: Sequence[float], *, margin_pct:
     return GlobalVerdict(k, math.exp(mean), (math.exp(low), math.exp(high)), regression)
 
 
+# Above this pooled spread (log sd, about the CV) the runs say more about a busy machine than
+# about the code: the simulated rates in docs/verdicts.md go up to 0.066.
+NOISY_LOG_SD = 0.10
+
+
 @dataclass(frozen=True)
 class Gate:
     points: list[PointVerdict]
     overall: GlobalVerdict
+    pooled_sd: float | None = None
 
     @property
     def regression(self) -> bool:
@@ -160,7 +166,7 @@ def judge(samples: Sequence[Sample], *, margin_pct: float = DEFAULT_MARGIN_PCT, 
     gated = [s for s in samples if s.gated]
     ses = [v.se for v in verdicts if v.se is not None]
     overall = judge_global(gated, ses, margin_pct=margin_pct, higher_is_better=higher_is_better)
-    return Gate(verdicts, overall)
+    return Gate(verdicts, overall, pooled)
 
 
 def judge_many(base: np.ndarray, new: np.ndarray, *, margin_pct: float = DEFAULT_MARGIN_PCT,
@@ -193,3 +199,25 @@ def simulate(*, points: int, runs: int, log_sd: float | Sequence[float], effect:
     base = rng.normal(0.0, 1.0, (comparisons, points, runs)) * sd
     new = rng.normal(0.0, 1.0, (comparisons, points, runs)) * sd + shift
     return float(judge_many(base, new, margin_pct=margin_pct).mean())
+
+
+def rates_table(*, runs: int = RECOMMENDED_RUNS, comparisons: int = 4000, seed: int = 1) -> str:
+    """The simulated error rates docs/verdicts.md quotes, as a Markdown table."""
+    rows = ["| points | CV (log sd) | no change: fails | 3% drift: fails | 10% loss everywhere: caught "
+            "| 20% loss on one point: caught |", "|--:|--:|--:|--:|--:|--:|"]
+    for points in (36, 108):
+        for sd in (0.02, 0.04, 0.066):
+            one = [0.0] * points
+            one[points // 2] = math.log(0.8)
+            cells = [simulate(points=points, runs=runs, log_sd=sd, effect=e, comparisons=comparisons, seed=seed + i)
+                     for i, e in enumerate((0.0, math.log(0.97), math.log(0.9), one))]
+            rows.append(f"| {points} | {sd:.3f} | " + " | ".join(f"{c:.1%}" for c in cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else RECOMMENDED_RUNS
+    print(f"{n} runs a side, margin {DEFAULT_MARGIN_PCT:g}%, family alpha {FAMILY_ALPHA:g}")
+    sys.stdout.write(rates_table(runs=n))

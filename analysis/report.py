@@ -34,7 +34,8 @@ th { background: #eef; } td.num { text-align: right; font-variant-numeric: tabul
 td.noisy { background: #fff3cd; } td.true { color: #060; } td.false { color: #a00; }
 .warn { background: #fff3cd; border: 1px solid #e0c060; padding: .5em 1em; }
 .src, .note { color: #666; font-size: .85em; }
-td.off { background: #fde2e1; } .answer td { vertical-align: middle; } .small { font-size: .85em; }
+td.off { background: #fde2e1; } .answer td { vertical-align: middle; } .answer td.num { white-space: nowrap; }
+.small { font-size: .85em; }
 img { max-width: 100%; border: 1px solid #ddd; margin: .4em 0; }
 """
 
@@ -253,7 +254,9 @@ def _answer_row(a: answer.Answer) -> str:
     rec_class = ' class="off"' if off else ""
     note = f"; blocking ratio not within tolerance: {E(off)}" if off else ""
     return ("<tr>"
-            f'<td>{E(a.family.title)}</td><td class="num">{E(blocking)}</td>'
+            f'<td title="{E(a.family.title)}"><b>{E(a.family.workload)}</b><br><span class="small">'
+            f"{E(a.family.key[1])} port, {a.family.key[3]:g} us work</span></td>"
+            f'<td class="num">{E(blocking)}</td>'
             f'<td{rec_class}><b>{E(rec.label)}</b><br><span class="small">'
             f"{E(fmt_value(rec.median))} ops/s{note}</span></td>"
             f'<td class="small">{same} <i>({len(a.indistinguishable)})</i></td>{rules}</tr>')

@@ -230,3 +230,22 @@ def test_markdown_escapes_pipes(tmp_path: Path) -> None:
     a = load_results(write_json(tmp_path / "a.json", data))
     text = render_markdown(compare_results(a, [a], TP))
     assert "weird\\|id" in text
+
+
+def test_noisy_runs_are_said(tmp_path: Path) -> None:
+    import random
+
+    def noisy(seed: int) -> dict:
+        data = make_results(seed=seed)
+        rng = random.Random(seed)
+        for p in data["points"]:
+            for r in p["runs"]:
+                r["throughput_ops_per_s"] *= rng.uniform(0.6, 1.4)  # a busy machine: about 23% CV
+        return data
+
+    a = write_json(tmp_path / "a.json", noisy(1))
+    b = write_json(tmp_path / "b.json", noisy(2))
+    proc = run_tool("compare", a, b)
+    assert "**noisy runs**" in proc.stdout and "(log sd)" in proc.stdout
+    quiet = write_json(tmp_path / "q.json", make_results(seed=3))
+    assert "noisy runs" not in run_tool("compare", quiet, quiet).stdout
