@@ -1,8 +1,8 @@
 // FileLock on Windows: LockFileEx on <target>.lock, on a byte range far past the pid text (a
 // locked range cannot be read by others, and they must read the pid). Windows drops a dead
 // process's locks with its handles, so a crash leaves a stale file that blocks nothing.
-// Release marks the file delete-on-close while still holding the lock; a new holder that finds
-// its file delete-pending raced with a release and retries on a fresh one.
+// Release deletes the file (delete-pending until the last handle closes) while still holding
+// the lock; a new holder that finds its file delete-pending raced with a release and retries.
 
 #include <windows.h>
 
@@ -54,9 +54,9 @@ bool delete_pending(HANDLE h) {
 void FileLock::release() {
   if (handle_ == kNoHandle) return;
   HANDLE h = reinterpret_cast<HANDLE>(handle_);
-  FILE_DISPOSITION_INFO dispose{};
-  dispose.DeleteFile = TRUE;
-  SetFileInformationByHandle(h, FileDispositionInfo, &dispose, sizeof dispose);
+  // Delete-pending while still locked (our handle shares delete); it fails only while someone
+  // reads the file without sharing delete, and then a stale file stays, which blocks nothing.
+  DeleteFileW(path_.wstring().c_str());
   CloseHandle(h);  // drops the lock; the file goes with the last handle
   handle_ = kNoHandle;
 }
@@ -64,7 +64,8 @@ void FileLock::release() {
 LockAttempt try_lock_file(const std::filesystem::path& lock_path) {
   LockAttempt attempt;
   for (int tries = 0; tries < 100; ++tries) {
-    HANDLE h = CreateFileW(lock_path.wstring().c_str(), GENERIC_READ | GENERIC_WRITE | DELETE,
+    // No DELETE access: a reader of the pid (type, an editor) needs not share delete.
+    HANDLE h = CreateFileW(lock_path.wstring().c_str(), GENERIC_READ | GENERIC_WRITE,
                            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
                            OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
     if (h == INVALID_HANDLE_VALUE) {
