@@ -191,6 +191,32 @@ def test_a_file_system_that_refuses_o_direct_is_exit_2_naming_file(binary, tmp_p
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True, timeout=BOUND)
 
 
+def test_a_block_device_is_read_within_its_size_and_written_only_with_consent(binary, tmp_path):
+    if not IS_ROOT or shutil.which("losetup") is None:
+        pytest.skip("a loop device needs root and losetup")
+    image = tmp_path / "disk.img"
+    image.write_bytes(os.urandom(4 << 20))
+    before = digest(image)
+    attach = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True,
+                            text=True, timeout=BOUND)
+    if attach.returncode != 0:
+        pytest.skip(f"cannot attach a loop device: {attach.stderr.strip()}")
+    device = attach.stdout.strip()
+    try:
+        out = tmp_path / "out.json"
+        proc = call(binary, *FILE_RUN, "--file", device, "--file-size-mib", "64", "--json",
+                    str(out), tmpdir=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        stats = the_stats(out)
+        assert stats["file_bytes"] == 4 << 20 and stats["file_created"] is False, stats
+        assert stats["io_errors"] == 0 and stats["short_transfers"] == 0, stats
+        proc = call(binary, *FILE_RUN, "--op", "write", "--file", device, tmpdir=tmp_path)
+        one_line(proc, 2, "--overwrite")
+    finally:
+        subprocess.run(["losetup", "-d", device], capture_output=True, timeout=BOUND)
+    assert digest(image) == before, "the device's data is unchanged"
+
+
 # ---- 2. writes into someone else's file need --overwrite ---------------------------------------
 
 @pytest.mark.parametrize("op", ["write", "mixed"])
