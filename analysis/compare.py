@@ -129,8 +129,10 @@ def fidelity_problem(point: dict[str, Any]) -> str | None:
     fid = point.get("blocking_fidelity")
     if not isinstance(fid, dict) or fid.get("within_tolerance") is not False:
         return None
-    achieved = fid.get("achieved_median")
+    achieved, blocked = fid.get("achieved_median"), fid.get("blocked_only_median")
     got = f"achieved {achieved:.3f}" if isinstance(achieved, (int, float)) else "achieved n/a"
+    if isinstance(blocked, (int, float)):
+        got += f", blocked-only {blocked:.3f}"
     tol = fid.get("tolerance")
     reason = f"; {fid['reason']}" if fid.get("reason") else ""
     return (f"requested {fid.get('requested', point['blocking']['ratio'])}, {got}"
