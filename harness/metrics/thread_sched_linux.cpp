@@ -27,6 +27,14 @@ ThreadSchedClock::~ThreadSchedClock() {
 SchedSample ThreadSchedClock::sample() const noexcept {
   SchedSample s;
   if (handle_ < 0) return s;
+  // The CPU clock first: the pread's own CPU then falls after this sample's instant, so a pair
+  // of samples that brackets a timed interval counts the CPU of the interval, not of the pread
+  // that follows its end.
+  timespec cpu{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) {
+    s.cpu_ns = static_cast<std::uint64_t>(cpu.tv_sec) * 1'000'000'000u +
+               static_cast<std::uint64_t>(cpu.tv_nsec);
+  }
   char text[96];
   ssize_t n;
   do {
@@ -35,13 +43,8 @@ SchedSample ThreadSchedClock::sample() const noexcept {
   if (n <= 0) return s;
   text[n] = '\0';
   char* end = nullptr;
-  (void)std::strtoull(text, &end, 10);
+  (void)std::strtoull(text, &end, 10);  // schedstat's own CPU time: stale, see above
   s.runnable_wait_ns = std::strtoull(end, nullptr, 10);
-  timespec cpu{};
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) {
-    s.cpu_ns = static_cast<std::uint64_t>(cpu.tv_sec) * 1'000'000'000u +
-               static_cast<std::uint64_t>(cpu.tv_nsec);
-  }
   return s;
 }
 

@@ -58,10 +58,11 @@ HandlerSplit split_handler(bool sampled, std::uint64_t t_start_ns, std::uint64_t
 BlockSizer::BlockSizer(double ratio, double work_us, double sleep_overshoot_ns) noexcept
     : factor_(ratio / (1 - ratio)),
       cpu_ns_(std::max(0.0, work_us) * 1e3),
-      overshoot_ns_(std::max(0.0, sleep_overshoot_ns)) {}
+      overshoot_ns_(std::max(0.0, sleep_overshoot_ns)),
+      max_target_ns_(10 * factor_ * std::max(1.0, work_us) * 1e3) {}
 
 std::uint64_t BlockSizer::target_ns() const noexcept {
-  return static_cast<std::uint64_t>(factor_ * cpu_ns_);
+  return static_cast<std::uint64_t>(std::min(factor_ * cpu_ns_, max_target_ns_));
 }
 
 std::uint64_t BlockSizer::sleep_request_ns(std::uint64_t target_ns) const noexcept {
@@ -72,13 +73,19 @@ std::uint64_t BlockSizer::sleep_request_ns(std::uint64_t target_ns) const noexce
   return request >= 1 ? static_cast<std::uint64_t>(request) : 1;
 }
 
-bool BlockSizer::read_again(std::uint64_t elapsed_ns, std::uint64_t target_ns) const noexcept {
-  return static_cast<double>(elapsed_ns) + read_ns_ / 2 < static_cast<double>(target_ns);
+bool BlockSizer::read_again(std::uint64_t blocked_ns, std::uint64_t target_ns) const noexcept {
+  return static_cast<double>(blocked_ns) + read_ns_ / 2 + io_bias_ns_ < static_cast<double>(target_ns);
 }
 
-void BlockSizer::observe_read(std::uint64_t read_ns) noexcept {
-  read_ns_ = read_ns_ == 0 ? static_cast<double>(read_ns) : ewma(read_ns_, static_cast<double>(read_ns));
+void BlockSizer::observe_read(std::uint64_t read_blocked_ns) noexcept {
+  const auto blocked = static_cast<double>(read_blocked_ns);
+  read_ns_ = read_ns_ == 0 ? blocked : ewma(read_ns_, blocked);
 }
+
+void BlockSizer::observe_io_block(std::uint64_t blocked_ns, std::uint64_t target_ns) noexcept {
+  io_bias_ns_ = ewma(io_bias_ns_, static_cast<double>(blocked_ns) - static_cast<double>(target_ns));
+}
+
 
 void BlockSizer::observe(std::uint64_t handler_cpu_ns, std::uint64_t requested_sleep_ns,
                          std::uint64_t block_blocked_ns) noexcept {

@@ -9,7 +9,10 @@
 // (exponentially weighted, 1/16 per sample): its handlers' CPU time, from which the next block's
 // target is b/(1-b) x cpu, and the overshoot of its own sleeps, which it subtracts from the next
 // sleep it asks for (an io block instead stops reading when the next read would overshoot by
-// more than it undershoots). Runnable wait, the time a woken thread waits for a CPU, is not
+// more than it undershoots, and learns the rule's bias). A read has CPU of its own, so a high
+// ratio of io blocks can be out of reach (a longer block brings more CPU, which asks for a
+// longer block): the target is capped at 10 x the nominal block, and a run that reaches the cap
+// says why. Runnable wait, the time a woken thread waits for a CPU, is not
 // blocking: it is measured apart (metrics/thread_sched) and never corrected for.
 
 #include <cstdint>
@@ -58,9 +61,16 @@ class BlockSizer {
   std::uint64_t target_ns() const noexcept;
   // The sleep to ask the OS for so that the thread is woken at the target (at least 1 ns).
   std::uint64_t sleep_request_ns(std::uint64_t target_ns) const noexcept;
-  // Reads of the io kind: true while one more read is expected to end nearer the target.
-  bool read_again(std::uint64_t elapsed_ns, std::uint64_t target_ns) const noexcept;
-  void observe_read(std::uint64_t read_ns) noexcept;
+  // Reads of the io kind: true while one more read is expected to end nearer the target
+  // (`blocked_ns`: the block's blocked time so far; reads are learnt in blocked time too).
+  bool read_again(std::uint64_t blocked_ns, std::uint64_t target_ns) const noexcept;
+  // One read's blocked time.
+  void observe_read(std::uint64_t read_blocked_ns) noexcept;
+  // After an io block: how far its blocked time ended from its target (the stopping rule's
+  // bias, learnt as the sleeps' overshoot is).
+  void observe_io_block(std::uint64_t blocked_ns, std::uint64_t target_ns) noexcept;
+  // The cap on a block's target (10 x the nominal block).
+  double max_target_ns() const noexcept { return max_target_ns_; }
   // After each handler (warm-up too): its CPU time, and how long its block stayed blocked
   // against the sleep that was asked for.
   void observe(std::uint64_t handler_cpu_ns, std::uint64_t requested_sleep_ns,
@@ -70,7 +80,9 @@ class BlockSizer {
   double factor_;  // b / (1 - b)
   double cpu_ns_;
   double overshoot_ns_;
-  double read_ns_ = 0;
+  double read_ns_ = 0;     // a read's blocked time
+  double io_bias_ns_ = 0;  // io blocks' mean overshoot of their target
+  double max_target_ns_;   // 10 x the nominal block
 };
 
 // The median overshoot of short sleeps on this machine (blocked time beyond the request, run

@@ -153,7 +153,8 @@ bool Pool::try_leave(unsigned slot, std::uint64_t now_ns) {
 }
 
 std::uint64_t Pool::block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer,
-                          BlockSizer& sizer, std::uint64_t target_ns) {
+                          BlockSizer& sizer, std::uint64_t target_ns,
+                          const metrics::ThreadSchedClock& sched) {
   port::BlockingRegion region;
   if (handler_.kind == BlockingKind::sleep) {
     const std::uint64_t request_ns = sizer.sleep_request_ns(target_ns);
@@ -162,20 +163,23 @@ std::uint64_t Pool::block(WorkerStats& stats, workloads::WorkerContext& context,
   }
   // io: synchronous O_DIRECT reads of random blocks (at least one) while one more read is
   // expected to end nearer the target than stopping now, so the ratio can track b while every
-  // wait really is the device.
-  const std::uint64_t begin = metrics::now_ns();
+  // wait really is the device. Progress is counted in blocked time: a read's own CPU (the
+  // syscall, the copy) and any wait for a CPU after it are not blocking.
   const std::uint64_t blocks = handler_.io_file_bytes / handler_.io_block;
-  std::uint64_t elapsed_ns = 0;
+  std::uint64_t blocked_ns = 0;
   do {
     const std::uint64_t offset = (context.next_random() % blocks) * handler_.io_block;
+    const metrics::SchedSample s0 = sched.sample();
     const std::uint64_t t0 = metrics::now_ns();
     if (!blocking_read(handler_.io_fd, buffer, handler_.io_block, offset))
       ++stats.block_read_errors;
     const std::uint64_t t1 = metrics::now_ns();
-    sizer.observe_read(t1 - t0);
+    const HandlerSplit read = split_handler(sched.available(), t0, t0, t1, s0, s0, sched.sample());
+    sizer.observe_read(read.blocked_ns);
     ++stats.block_reads;
-    elapsed_ns = t1 - begin;
-  } while (sizer.read_again(elapsed_ns, target_ns));
+    blocked_ns += read.blocked_ns;
+  } while (sizer.read_again(blocked_ns, target_ns));
+  sizer.observe_io_block(blocked_ns, target_ns);
   return 0;
 }
 
@@ -270,7 +274,7 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
         const std::uint64_t t_block = metrics::now_ns();
         const std::uint64_t target_ns = sizer.target_ns();
         if (board_ != nullptr) board_->at(index, ProgressBoard::kBlocking);
-        const std::uint64_t request_ns = block(stats, context, buffer, sizer, target_ns);
+        const std::uint64_t request_ns = block(stats, context, buffer, sizer, target_ns, sched);
         if (board_ != nullptr) board_->at(index, ProgressBoard::kInHandler);
         t_done = metrics::now_ns();
         const HandlerSplit split =

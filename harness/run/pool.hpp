@@ -25,6 +25,7 @@
 
 #include "metrics/cpu_meter.hpp"
 #include "metrics/histogram.hpp"
+#include "metrics/thread_sched.hpp"
 #include "metrics/usage.hpp"
 #include "port/completion_port.hpp"
 #include "run/block_control.hpp"
@@ -106,7 +107,8 @@ class Pool {
   void worker(unsigned index, std::uint64_t generation);
   // Blocks for about `target_ns`; returns the sleep it asked the OS for (0 for io blocks).
   std::uint64_t block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer,
-                      BlockSizer& sizer, std::uint64_t target_ns);
+                      BlockSizer& sizer, std::uint64_t target_ns,
+                      const metrics::ThreadSchedClock& sched);
   // Under sizing_mutex_: occupies a free slot with a new thread. False when stopping or full.
   bool spawn_locked();
   // Richter's rules; each takes sizing_mutex_ and changes the size at most by one.

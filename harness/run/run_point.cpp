@@ -67,11 +67,22 @@ void record_blocking(RunResult& result, const HandlerSpec& handler, const Handle
   } else if (overshoot_us > std::max(0.05 * target_us, 2.0)) {
     why = "blocks overshoot by " + fixed(overshoot_us, 1) + " us on " + fixed(target_us, 1) + " us";
   }
+  // Advice where the cause is known: blocks this short are at the sleep's floor here.
   const double sleep_overshoot_us = sleep_overshoot_estimate_ns() / 1e3;
-  if (!why.empty() && handler.kind == BlockingKind::sleep && target_us < 2 * sleep_overshoot_us) {
-    why += " (a sleep here overshoots by about " + fixed(sleep_overshoot_us, 1) +
-           " us: give more --work-us)";
+  std::string hint;
+  if (!why.empty() && handler.kind == BlockingKind::sleep && target_us < 4 * sleep_overshoot_us + 20) {
+    hint = "blocks of " + fixed(target_us, 1) +
+           " us are too short for a sleep to honour here: give more --work-us";
+    why += "; " + hint;
   }
+  if (!why.empty() && target_us >= 0.9 * 10 * handler.block_us()) {
+    hint = "the blocks reached their cap (10 x the nominal " + fixed(handler.block_us(), 1) +
+           " us): each longer block brought as much CPU of its own (a read's), so this ratio is "
+           "out of reach of " + std::string(handler.kind == BlockingKind::io ? "io" : "sleep") +
+           " blocks here";
+    why += "; " + hint;
+  }
+  result.handler_time["hint"] = hint.empty() ? nlohmann::json() : nlohmann::json(hint);
   result.handler_time["honoured"] = why.empty();
   result.handler_time["not_honoured_because"] = why.empty() ? nlohmann::json() : nlohmann::json(why);
 }

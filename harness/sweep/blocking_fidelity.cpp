@@ -25,13 +25,13 @@ nlohmann::json or_null(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
 }
 
-// The first run's own reason, which names the cause (an overshoot, the sleep's floor).
-std::optional<std::string> run_reason(const nlohmann::json& runs) {
+// A run's advice on the cause (blocks at the sleep's floor), where one gave it.
+std::optional<std::string> run_hint(const nlohmann::json& runs) {
   for (const auto& run : runs) {
     const auto h = run.find("handler_time");
     if (h == run.end() || !h->is_object()) continue;
-    const auto why = h->find("not_honoured_because");
-    if (why != h->end() && why->is_string()) return why->get<std::string>();
+    const auto hint = h->find("hint");
+    if (hint != h->end() && hint->is_string()) return hint->get<std::string>();
   }
   return std::nullopt;
 }
@@ -63,7 +63,7 @@ nlohmann::json blocking_fidelity(const nlohmann::json& point) {
     std::snprintf(text, sizeof text, "median %.3f for a requested %.2f (tolerance %.2f)", *judged,
                   requested, kTolerance);
     std::string reason = text;
-    if (const auto cause = run_reason(runs)) reason += "; " + *cause;
+    if (const auto hint = run_hint(runs)) reason += "; " + *hint;
     j["reason"] = reason;
   }
   return j;

@@ -74,6 +74,17 @@ TEST(BlockSizer, IoReadsStopWhenTheNextWouldOvershootMoreThanItUndershoots) {
   sizer.observe_read(40'000);
   EXPECT_TRUE(sizer.read_again(70'000, 100'000)) << "30 us short, a read ends 10 us over";
   EXPECT_FALSE(sizer.read_again(85'000, 100'000)) << "15 us short, a read ends 25 us over";
+  // Blocks that end 20 us past their target teach the rule to stop earlier.
+  for (int i = 0; i < 200; ++i) sizer.observe_io_block(120'000, 100'000);
+  EXPECT_FALSE(sizer.read_again(70'000, 100'000));
+}
+
+TEST(BlockSizer, ATargetThatChasesItsOwnCpuIsCapped) {
+  // b = 0.75 asks for 3 x the CPU time; if every block's CPU grows with its length, the target
+  // would grow without end. It stops at 10 x the nominal block (3 x 100 us).
+  BlockSizer sizer(0.75, 100, 0);
+  for (int i = 0; i < 2000; ++i) sizer.observe(static_cast<std::uint64_t>(sizer.target_ns()), 1, 1);
+  EXPECT_LE(sizer.target_ns(), 3'000'000u);
 }
 
 TEST(ThreadSchedClock, ARealTwoMillisecondBlockMeasuresWithinTenPercent) {
@@ -127,7 +138,6 @@ TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
 // A block far below what a sleep can honour is said, never silent: the run flags it.
 TEST(RunPoint, ABlockTooShortToHonourIsFlagged) {
   if (!metrics::ThreadSchedClock().available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
-  if (run::sleep_overshoot_estimate_ns() < 2000) GTEST_SKIP() << "this machine's sleeps overshoot by under 2 us";
   run::PointSpec spec;
   spec.workload = "post";
   spec.workload_params = {{"posters", 1}, {"in_flight", 4}};
