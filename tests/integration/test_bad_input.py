@@ -32,6 +32,8 @@ CASES: list[tuple[list[str], str]] = [
     ([*RUN, "--blocking", "-0.1"], "--blocking"),
     ([*RUN, "--blocking", "half"], "--blocking"),
     ([*RUN, "--blocking-kind", "spin"], "--blocking-kind"),
+    ([*RUN, "--blocking", "0.5", "--work-us", "0"], "--blocking"),  # a ratio of no work (names --work-us too)
+    ([*SWEEP, "--blocking", "0,0.5", "--work-us", "0"], "--blocking"),
     ([*RUN, "--work-us", "-5"], "--work-us"),
     ([*RUN, "--work-us", "lots"], "--work-us"),
     (["run", "--duration", "0"], "--duration"),
