@@ -89,7 +89,7 @@ def report(doc: dict) -> str:
     lines += [
         "",
         f"machine: {m.get('hostname')} {m.get('cpu_model')} x{m.get('logical_cpus')}, kernel {m.get('kernel')}; "
-        f"build {doc['tool'].get('git_commit')}",
+        f"build {doc['tool'].get('git')}",
         f"worst |achieved - requested|, pool <= N:     {dev_a:.3f} ({id_a})  target <= {TOLERANCE}: "
         + ("met" if dev_a <= TOLERANCE else "NOT met"),
         f"worst |blocked-only - requested|, any pool: {dev_b:.3f} ({id_b})  target <= {TOLERANCE}: "
