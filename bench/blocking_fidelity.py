@@ -10,6 +10,10 @@ blocks' mean overshoot, then the worst deviations:
     /usr/bin/python3 bench/blocking_fidelity.py                      # runs sweep --quick
     /usr/bin/python3 bench/blocking_fidelity.py --grid default       # the default grid (8 min)
     /usr/bin/python3 bench/blocking_fidelity.py --results full.json  # a results file already made
+    /usr/bin/python3 bench/blocking_fidelity.py --table              # post, C = N, pool N, 20/200 us
+
+--table measures the table of issue 14 (before the fix: 0.599 / 0.695 / 0.811 at 20 us of work and
+0.326 / 0.546 / 0.756 at 200 us, for 0.25 / 0.5 / 0.75): one `iocpbench run` of 1.5 s per cell.
 
 Standard library only. Exit status: 0 done (this reports, it does not gate), 1 the sweep
 failed, 2 bad input.
@@ -100,6 +104,27 @@ def report(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def table(binary: Path) -> str:
+    """Achieved and blocked-only ratios for the post workload at C = N, pool N."""
+    lines = ["work_us  requested  achieved  blocked_only  overshoot_us  target_us"]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "run.json"
+        for work in (20, 200):
+            for b in (0.25, 0.5, 0.75):
+                out.unlink(missing_ok=True)
+                cmd = [str(binary), "run", "--workload", "post", "--concurrency", "N", "--pool", "N",
+                       "--work-us", str(work), "--blocking", str(b), "--duration", "1.5", "--json", str(out)]
+                done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+                if done.returncode != 0:
+                    raise RuntimeError(f"{' '.join(cmd)}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+                run = json.loads(out.read_text())["points"][0]["runs"][0]
+                h = run.get("handler_time") or {}
+                lines.append(f"{work:7d}  {b:9.2f}  {run['achieved_blocking_ratio']:8.3f}  "
+                             f"{fmt(run.get('blocked_only_ratio')):>12s}  {fmt(h.get('block_overshoot_us_mean'), 1):>12s}  "
+                             f"{fmt(h.get('target_block_us_mean'), 1):>9s}")
+    return "\n".join(lines)
+
+
 def run_sweep(binary: Path, grid: str, out: Path) -> None:
     cmd = [str(binary), "sweep", "--json", str(out)] + (["--quick"] if grid == "quick" else [])
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
@@ -112,7 +137,21 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--results", type=Path, help="read this results file instead of running a sweep")
     parser.add_argument("--grid", choices=("quick", "default"), default="quick", help="the sweep to run (default quick)")
     parser.add_argument("--binary", type=Path, default=ROOT / "build/release/harness/iocpbench")
-    args = parser.parse_args(argv)
+    parser.add_argument("--table", action="store_true", help="measure issue 14's table instead of a grid")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if (args.table or args.results is None) and not args.binary.is_file():
+        print(f"blocking_fidelity: --binary: {args.binary} does not exist (build it first)", file=sys.stderr)
+        return 2
+    if args.table:
+        try:
+            print(table(args.binary))
+        except RuntimeError as exc:
+            print(f"blocking_fidelity: {exc}", file=sys.stderr)
+            return 1
+        return 0
     if args.results is not None:
         try:
             doc = json.loads(args.results.read_text())
@@ -120,9 +159,6 @@ def main(argv: list[str]) -> int:
             print(f"blocking_fidelity: --results: {exc}", file=sys.stderr)
             return 2
     else:
-        if not args.binary.is_file():
-            print(f"blocking_fidelity: --binary: {args.binary} does not exist (build it first)", file=sys.stderr)
-            return 2
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "sweep.json"
             try:
