@@ -1,12 +1,19 @@
 // `iocpbench tune`: which concurrency value and pool size should I use for this workload and
-// blocking ratio? A coarse search, a refinement around the best, and a recommendation with its
-// evidence, beside the rules of thumb and the queueing estimate.
+// blocking ratio? Three phases (docs/tuning.md):
+//   1. screening: concurrency {1, N, 2N} x pool {N, 2N, 2N+2, 4N}, a few interleaved rounds;
+//   2. screening of the neighbours of the screening's best (pool +-1, +-2; concurrency +-1);
+//   3. the final: the screening's best and the smallest settings that could be within the
+//      threshold of it, re-measured together in many interleaved rounds. Only this phase's
+//      numbers decide (tune/recommend), so drift between phases cannot.
+// Printed beside the answer: the rules of thumb and the queueing estimate N/(1-b).
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -18,6 +25,7 @@
 #include "report/file_lock.hpp"
 #include "report/json_file.hpp"
 #include "report/progress.hpp"
+#include "sweep/blocking_fidelity.hpp"
 #include "sweep/grid.hpp"
 #include "sweep/summary_json.hpp"
 #include "sweep/sweep_runner.hpp"
@@ -28,42 +36,81 @@ namespace {
 
 struct Trial {
   run::PointSpec spec;
-  std::vector<run::RunResult> runs;
+  std::vector<run::RunResult> runs;      // every phase, for the results file
+  std::vector<double> screening_ops_per_s;
+  std::vector<double> final_ops_per_s;   // one per final round, in round order
 };
 
 sweep::CountSpec spec_of(const char* text) { return *sweep::parse_count_spec(text, true, nullptr); }
 
-tune::Candidate candidate_of(const Trial& trial, unsigned logical_cpus) {
+// Why a setting may not be recommended, from its runs; nullopt when it may. The tuner names such
+// a setting under "excluded" and never chooses it (nor takes it as the best). This is the one
+// place that decides: a run that did not drain, or a point whose blocking ratio was not honoured
+// (points[].blocking_fidelity.within_tolerance false: it did not measure the b that was asked).
+std::optional<std::string> exclusion_reason(const run::PointSpec& spec, const std::vector<run::RunResult>& runs) {
+  if (runs.empty()) return std::nullopt;
+  for (const auto& r : runs) {
+    if (!r.drained) return std::string("a run did not drain");
+  }
+  const nlohmann::json fidelity = sweep::blocking_fidelity(run::point_to_json(spec, runs));
+  if (!fidelity.value("within_tolerance", true)) {
+    return "blocking ratio not honoured: " + fidelity.value("reason", std::string("no reason given"));
+  }
+  return std::nullopt;
+}
+
+tune::Candidate candidate_of(const Trial& trial, unsigned logical_cpus, bool final_phase) {
   tune::Candidate c;
   c.concurrency = trial.spec.concurrency;
   c.concurrency_value = trial.spec.concurrency_value == 0 ? logical_cpus : trial.spec.concurrency_value;
   c.pool = trial.spec.pool.fixed;  // the tuner tries fixed pools only
   c.pool_value = trial.spec.pool_value;
-  std::vector<double> throughput, switches;
-  for (const auto& r : trial.runs) {
-    throughput.push_back(r.throughput_ops_per_s);
-    switches.push_back(r.context_switches_per_kop);
-  }
-  c.throughput = sweep::summarize(throughput);
+  c.throughput_by_round = final_phase ? trial.final_ops_per_s : trial.screening_ops_per_s;
+  std::vector<double> switches;
+  for (const auto& r : trial.runs) switches.push_back(r.context_switches_per_kop);
   c.context_switches_per_kop = sweep::summarize(switches).median;
+  c.excluded = exclusion_reason(trial.spec, trial.runs);
   return c;
 }
 
-std::string describe(const tune::Candidate& c) {
-  char text[160];
-  std::snprintf(text, sizeof(text), "concurrency %s (%u), pool %s (%u): %.0f ops/s [95%% CI %.0f..%.0f], %.2f cs/kop",
-                c.concurrency.text.c_str(), c.concurrency_value, c.pool.text.c_str(), c.pool_value,
-                c.throughput.median, c.throughput.ci95_low, c.throughput.ci95_high,
+std::string setting_text(const tune::Candidate& c) {
+  char text[96];
+  std::snprintf(text, sizeof(text), "concurrency %s (%u), pool %s (%u)", c.concurrency.text.c_str(),
+                c.concurrency_value, c.pool.text.c_str(), c.pool_value);
+  return text;
+}
+
+std::string describe(const tune::Candidate& c, const tune::RatioCi& ratio) {
+  const sweep::Summary s = sweep::summarize(c.throughput_by_round);
+  char text[240];
+  std::snprintf(text, sizeof(text), "%s: median %.0f ops/s, %.3fx the best [90%% CI %.3f..%.3f], %.2f cs/kop",
+                setting_text(c).c_str(), s.median, ratio.estimate, ratio.low, ratio.high,
                 c.context_switches_per_kop);
   return text;
+}
+
+nlohmann::json ratio_json(const tune::RatioCi& r) {
+  auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  return {{"estimate", r.estimate}, {"ci90_low", finite(r.low)}, {"ci90_high", finite(r.high)}, {"pairs", r.pairs}};
 }
 
 nlohmann::json candidate_json(const tune::Candidate& c, const std::string& id) {
   return {{"id", id},
           {"concurrency", {{"spec", c.concurrency.text}, {"value", c.concurrency_value}}},
           {"pool", {{"spec", c.pool.text}, {"value", c.pool_value}}},
-          {"throughput_ops_per_s", sweep::to_json(c.throughput)},
+          {"throughput_ops_per_s", sweep::to_json(sweep::summarize(c.throughput_by_round))},
           {"context_switches_per_kop", c.context_switches_per_kop}};
+}
+
+// Geometric mean of positive values; 0 when any is not positive or there are none.
+double geometric_mean(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double sum = 0;
+  for (double v : values) {
+    if (!(v > 0)) return 0;
+    sum += std::log(v);
+  }
+  return std::exp(sum / static_cast<double>(values.size()));
 }
 
 }  // namespace
@@ -71,37 +118,63 @@ nlohmann::json candidate_json(const tune::Candidate& c, const std::string& id) {
 CommandBody add_tune_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "tune",
-      "Recommend a concurrency value and pool size for one workload and blocking ratio: a coarse "
-      "search (concurrency 1, N, 2N x pool N, 2N, 2N+2, 4N), a refinement around the best, then "
-      "the smallest pool and concurrency whose throughput is indistinguishable from the best "
-      "(within --threshold percent and overlapping 95% CIs), ties broken by fewer context "
-      "switches per completion.");
+      "Recommend a concurrency value and pool size for one workload and blocking ratio: a "
+      "screening of concurrency 1, N, 2N x pool N, 2N, 2N+2, 4N and of the neighbours of its "
+      "best, then a final phase that re-measures the best and the smallest plausible settings "
+      "together in interleaved rounds. The recommendation is the smallest pool, then the smallest "
+      "concurrency, whose throughput ratio to the best has a 90% CI entirely above "
+      "1 - threshold (docs/tuning.md).");
   struct Options {
     SweepFlags flags;
-    std::string threshold = "5";
+    std::string threshold, screen_repetitions, finalists;
     bool quiet = false;
   };
   auto options = std::make_shared<Options>();
   add_sweep_flags(*command, options->flags, /*for_tune=*/true);
-  command->add_option("--threshold", options->threshold,
-                      "percent of the best throughput a setting may lose and still count as "
-                      "indistinguishable (default 5)");
+  // The shared flags' help names the sweep's defaults; say the tuner's.
+  char help[200];
+  std::snprintf(help, sizeof(help), "final-phase rounds: runs of each finalist, interleaved (default %u)",
+                tune::kDefaultFinalRounds);
+  command->get_option("--repetitions")->description(help);
+  std::snprintf(help, sizeof(help), "measured seconds per run (default %g)", tune::kDefaultDurationS);
+  command->get_option("--duration")->description(help);
+  std::snprintf(help, sizeof(help), "warm-up seconds per run (default %g)", tune::kDefaultWarmupS);
+  command->get_option("--warmup")->description(help);
+  std::snprintf(help, sizeof(help),
+                "percent of the best throughput a setting may lose and still count as "
+                "indistinguishable (default %g)",
+                tune::kDefaultThresholdPct);
+  command->add_option("--threshold", options->threshold, help);
+  std::snprintf(help, sizeof(help), "screening rounds: runs of each setting before the final (default %u)",
+                tune::kDefaultScreenRounds);
+  command->add_option("--screen-repetitions", options->screen_repetitions, help);
+  std::snprintf(help, sizeof(help), "settings re-measured in the final phase, the screening's best included (default %zu)",
+                tune::kDefaultFinalists);
+  command->add_option("--finalists", options->finalists, help);
   command->add_flag("--quiet", options->quiet, "no progress display");
 
   return [options]() {
     SweepFlags& flags = options->flags;
     sweep::Grid grid = grid_from_flags(flags, false);
-    if (flags.repetitions.empty()) grid.repetitions = 3;
-    if (flags.duration.empty()) grid.duration_s = 0.5;
-    if (flags.warmup.empty()) grid.warmup_s = 0.1;
+    if (flags.repetitions.empty()) grid.repetitions = tune::kDefaultFinalRounds;
+    if (flags.duration.empty()) grid.duration_s = tune::kDefaultDurationS;
+    if (flags.warmup.empty()) grid.warmup_s = tune::kDefaultWarmupS;
     if (flags.workload.empty()) throw BadInput{"--workload", "required: post, file or socket"};
     if (grid.workloads.size() != 1) throw BadInput{"--workload", "tune takes one workload"};
     if (grid.ports.size() != 1) throw BadInput{"--port", "tune takes one port backend"};
     if (grid.dispatch.size() != 1) throw BadInput{"--dispatch", "tune takes one dispatch model"};
     if (flags.blocking.empty()) throw BadInput{"--blocking", "required: the blocking ratio in [0,1)"};
     if (grid.blocking.size() != 1) throw BadInput{"--blocking", "tune takes one blocking ratio"};
-    const double threshold = parse_number_flag(options->threshold, "--threshold");
+    const double threshold =
+        options->threshold.empty() ? tune::kDefaultThresholdPct : parse_number_flag(options->threshold, "--threshold");
     if (threshold < 0 || threshold >= 100) throw BadInput{"--threshold", "must be in [0, 100)"};
+    const unsigned screen_rounds = options->screen_repetitions.empty()
+                                       ? tune::kDefaultScreenRounds
+                                       : parse_count_flag(options->screen_repetitions, "--screen-repetitions", 1);
+    const std::size_t max_finalists =
+        options->finalists.empty() ? tune::kDefaultFinalists : parse_count_flag(options->finalists, "--finalists", 1);
+    if (screen_rounds > 1000) throw BadInput{"--screen-repetitions", "more than 1000"};
+    if (max_finalists > 100) throw BadInput{"--finalists", "more than 100"};
     report::FileLock json_lock;  // held until the command returns: no other writer meanwhile
     if (!flags.json.empty()) {
       if (auto problem = report::output_path_problem(flags.json)) throw BadInput{"--json", *problem};
@@ -110,6 +183,7 @@ CommandBody add_tune_command(CLI::App& app) {
       if (!json_lock.held()) throw BadInput{"--json", busy};
     }
     const unsigned n = platform::logical_cpus();
+    const unsigned final_rounds = grid.repetitions;
 
     // The coarse grid, one point per distinct (concurrency, pool) value on this machine.
     grid.concurrency = {spec_of("1"), spec_of("N"), spec_of("2N")};
@@ -119,46 +193,58 @@ CommandBody add_tune_command(CLI::App& app) {
     std::set<std::pair<unsigned, unsigned>> tried;
     auto add_trial = [&](run::PointSpec spec) {
       const unsigned c = spec.concurrency_value == 0 ? n : spec.concurrency_value;
-      if (tried.insert({c, spec.pool_value}).second) trials.push_back({std::move(spec), {}});
+      if (tried.insert({c, spec.pool_value}).second) trials.push_back({std::move(spec), {}, {}, {}});
     };
     for (auto& spec : sweep::expand(grid, n)) add_trial(std::move(spec));
 
     const auto& stop = install_interrupt_handlers();
     std::mt19937_64 rng(grid.seed);
     bool interrupted = false;
-    auto measure = [&](std::size_t first) {
-      report::Progress progress((trials.size() - first) * grid.repetitions, options->quiet);
-      std::vector<std::size_t> order(trials.size() - first);
-      for (unsigned r = 0; r < grid.repetitions && !interrupted; ++r) {
-        std::iota(order.begin(), order.end(), first);
+    // `rounds` interleaved rounds over `which`: each round runs every one once, in a fresh
+    // random order, so slow drift of the machine falls on all of them alike.
+    auto measure = [&](const std::vector<std::size_t>& which, unsigned rounds, unsigned first_repetition,
+                       bool final_phase) {
+      report::Progress progress(which.size() * rounds, options->quiet);
+      std::vector<std::size_t> order = which;
+      for (unsigned r = 0; r < rounds && !interrupted; ++r) {
         std::shuffle(order.begin(), order.end(), rng);
         for (std::size_t i : order) {
-          progress.starting(sweep::point_id(trials[i].spec) + " rep " + std::to_string(r));
-          run::RunResult result = run::run_point(trials[i].spec, &stop, r);
+          const unsigned repetition = first_repetition + r;
+          progress.starting(sweep::point_id(trials[i].spec) + (final_phase ? " final " : " screen ") +
+                            std::to_string(r));
+          run::RunResult result = run::run_point(trials[i].spec, &stop, repetition);
           if (result.interrupted || stop.load()) {
             interrupted = true;
             break;
           }
+          (final_phase ? trials[i].final_ops_per_s : trials[i].screening_ops_per_s)
+              .push_back(result.throughput_ops_per_s);
           trials[i].runs.push_back(std::move(result));
           progress.finished_one();
         }
       }
       progress.done();
     };
-    measure(0);
-
-    auto choose = [&] {
-      std::vector<tune::Candidate> candidates;
-      for (const auto& t : trials) candidates.push_back(candidate_of(t, n));
-      return std::make_pair(candidates, tune::recommend(candidates, threshold));
+    auto indices = [](std::size_t from, std::size_t to) {
+      std::vector<std::size_t> out(to - from);
+      std::iota(out.begin(), out.end(), from);
+      return out;
     };
-    if (!interrupted) {  // refine around the best: neighbouring pool sizes and concurrency values
-      const auto [candidates, choice] = choose();
-      const tune::Candidate& best = candidates[choice.best];
+    auto screened = [&] {
+      std::vector<tune::Candidate> candidates;
+      for (const auto& t : trials) candidates.push_back(candidate_of(t, n, false));
+      return candidates;
+    };
+
+    measure(indices(0, trials.size()), screen_rounds, 0, false);
+    // Refine around the screening's best: neighbouring pool sizes and concurrency values.
+    const auto coarse_best = tune::select_finalists(screened(), threshold, 1);
+    if (!interrupted && !coarse_best.empty()) {
       const std::size_t before = trials.size();
-      run::PointSpec base = trials[choice.best].spec;
+      const run::PointSpec base = trials[coarse_best.front()].spec;
+      const unsigned base_concurrency = base.concurrency_value == 0 ? n : base.concurrency_value;
       for (const int dp : {-2, -1, 1, 2}) {
-        const long p = static_cast<long>(best.pool_value) + dp;
+        const long p = static_cast<long>(base.pool_value) + dp;
         if (p < 1) continue;
         run::PointSpec spec = base;
         spec.pool = spec_of(std::to_string(p).c_str());
@@ -166,58 +252,103 @@ CommandBody add_tune_command(CLI::App& app) {
         add_trial(spec);
       }
       for (const int dc : {-1, 1}) {
-        const long c = static_cast<long>(best.concurrency_value) + dc;
+        const long c = static_cast<long>(base_concurrency) + dc;
         if (c < 1 || base.dispatch == "per-thread") continue;  // per-thread: always 1 per port
         run::PointSpec spec = base;
         spec.concurrency = spec_of(std::to_string(c).c_str());
         spec.concurrency_value = static_cast<unsigned>(c);
         add_trial(spec);
       }
-      if (trials.size() > before) measure(before);
+      if (trials.size() > before) measure(indices(before, trials.size()), screen_rounds, 0, false);
     }
+    // The final: only these rounds decide.
+    const std::vector<std::size_t> finalist_trials = tune::select_finalists(screened(), threshold, max_finalists);
+    if (!interrupted) measure(finalist_trials, final_rounds, screen_rounds, true);
 
-    // Drop trials that an interruption left without runs.
-    std::erase_if(trials, [](const Trial& t) { return t.runs.empty(); });
-    if (trials.empty()) {
-      std::cerr << "iocpbench: tune interrupted before any run finished\n";
-      return kExitInterrupted;
+    std::vector<tune::Candidate> finalists;
+    for (std::size_t i : finalist_trials) finalists.push_back(candidate_of(trials[i], n, true));
+    const tune::Choice choice = tune::recommend(finalists, threshold);
+    // (An interruption may leave settings without runs; they are skipped below, not erased, so
+    // that the indices in finalist_trials stay valid.)
+    const auto measured = static_cast<std::size_t>(
+        std::count_if(trials.begin(), trials.end(), [](const Trial& t) { return !t.runs.empty(); }));
+    if (!choice.found || measured == 0) {
+      std::cerr << "iocpbench: tune " << (interrupted ? "interrupted before the final phase" : "found no setting it may recommend")
+                << "\n";
+      return interrupted ? kExitInterrupted : kExitRunFailed;
     }
-    const auto [candidates, choice] = choose();
+    auto id_of_finalist = [&](std::size_t f) { return sweep::point_id(trials[finalist_trials[f]].spec); };
     const double b = grid.blocking.front();
-    const tune::Candidate& rec = candidates[choice.recommended];
-    const tune::Candidate& best = candidates[choice.best];
+    const tune::Candidate& rec = finalists[choice.recommended];
+    const tune::Candidate& best = finalists[choice.best];
+    const std::size_t rounds = choice.ratio_to_best[choice.best].pairs;
 
-    nlohmann::json points = nlohmann::json::array();
-    nlohmann::json evidence = nlohmann::json::array();
+    std::cout << "tune: " << grid.workloads.front() << " workload, blocking " << b << " (" << grid.blocking_kind
+              << "), work " << grid.work_us << " us, N = " << n << "; screening " << measured << " settings x "
+              << screen_rounds << " runs, final " << finalists.size() << " settings x " << rounds
+              << " interleaved rounds of " << grid.duration_s << " s"
+              << (interrupted ? " (INTERRUPTED: partial evidence)" : "") << "\n";
+    std::cout << "  recommended:   " << describe(rec, choice.ratio_to_best[choice.recommended]) << "\n";
+    std::cout << "  best measured: " << describe(best, choice.ratio_to_best[choice.best]) << "\n";
+    std::cout << "  final (indistinguishable: the ratio's 90% CI is above " << 1 - threshold / 100 << "):\n";
+    nlohmann::json finals = nlohmann::json::array();
+    for (std::size_t f = 0; f < finalists.size(); ++f) {
+      const bool same = std::find(choice.indistinguishable.begin(), choice.indistinguishable.end(), f) !=
+                        choice.indistinguishable.end();
+      std::cout << "    " << (same ? "= " : "  ") << describe(finalists[f], choice.ratio_to_best[f])
+                << (finalists[f].excluded ? " EXCLUDED: " + *finalists[f].excluded : "") << "\n";
+      nlohmann::json entry = candidate_json(finalists[f], id_of_finalist(f));
+      entry["ratio_to_best"] = ratio_json(choice.ratio_to_best[f]);
+      entry["indistinguishable"] = same;
+      finals.push_back(std::move(entry));
+    }
+    nlohmann::json excluded = nlohmann::json::array();
     for (const auto& t : trials) {
-      nlohmann::json point = run::point_to_json(t.spec, t.runs);
-      point["id"] = sweep::point_id(t.spec);
-      evidence.push_back(point["id"]);
-      points.push_back(std::move(point));
+      if (auto why = exclusion_reason(t.spec, t.runs)) {
+        std::cout << "  excluded: " << sweep::point_id(t.spec) << ": " << *why << "\n";
+        excluded.push_back({{"id", sweep::point_id(t.spec)}, {"reason", *why}});
+      }
+    }
+
+    // The rules of thumb: from the final when they were finalists, else from the screening
+    // (a point estimate against the screening's best, without a CI).
+    const std::vector<tune::Candidate> all_screened = screened();
+    double screen_best_level = 0;
+    for (const auto& c : all_screened) {
+      if (!c.excluded) screen_best_level = std::max(screen_best_level, geometric_mean(c.throughput_by_round));
     }
     nlohmann::json rules = nlohmann::json::array();
-    std::cout << "tune: " << grid.workloads.front() << " workload, blocking " << b << " ("
-              << grid.blocking_kind << "), work " << grid.work_us << " us, N = " << n << ", "
-              << grid.repetitions << " runs of " << grid.duration_s << " s per setting"
-              << (interrupted ? " (INTERRUPTED: partial evidence)" : "") << "\n";
-    std::cout << "  recommended:   " << describe(rec) << "\n";
-    std::cout << "  best measured: " << describe(best) << "\n";
-    std::cout << "  " << choice.indistinguishable.size() << " of " << candidates.size()
-              << " settings are within " << threshold << "% of the best\n";
     std::cout << "  rules of thumb (concurrency N):\n";
     for (const char* rule : {"N", "2N", "2N+2"}) {
       const unsigned pool_value = spec_of(rule).resolve(n);
-      for (std::size_t i = 0; i < candidates.size(); ++i) {
-        const auto& c = candidates[i];
-        if (c.concurrency_value != n || c.pool_value != pool_value) continue;
-        const double ratio = best.throughput.median > 0 ? c.throughput.median / best.throughput.median : 0;
-        char line[200];
-        std::snprintf(line, sizeof(line), "    pool %-5s (%u): %.0f ops/s, %.2fx the best, %.2f cs/kop\n",
-                      rule, pool_value, c.throughput.median, ratio, c.context_switches_per_kop);
+      for (std::size_t i = 0; i < trials.size(); ++i) {
+        const auto& spec = trials[i].spec;
+        const unsigned c_value = spec.concurrency_value == 0 ? n : spec.concurrency_value;
+        if (c_value != n || spec.pool_value != pool_value || trials[i].runs.empty()) continue;
+        nlohmann::json entry = {{"rule", std::string("pool ") + rule}};
+        const auto f = std::find(finalist_trials.begin(), finalist_trials.end(), i);
+        char line[240];
+        if (f != finalist_trials.end()) {
+          const std::size_t k = static_cast<std::size_t>(f - finalist_trials.begin());
+          const tune::RatioCi& r = choice.ratio_to_best[k];
+          std::snprintf(line, sizeof(line), "    pool %-5s (%u): %.3fx the best [90%% CI %.3f..%.3f] (final)\n", rule,
+                        pool_value, r.estimate, r.low, r.high);
+          entry["point"] = candidate_json(finalists[k], sweep::point_id(spec));
+          entry["ratio_to_best"] = r.estimate;
+          entry["ratio_ci90"] = ratio_json(r);
+          entry["measured_in"] = "final";
+        } else {
+          const tune::Candidate& c = all_screened[i];
+          const double ratio = screen_best_level > 0 ? geometric_mean(c.throughput_by_round) / screen_best_level : 0;
+          std::snprintf(line, sizeof(line), "    pool %-5s (%u): %.2fx the best (screening, no CI)\n", rule,
+                        pool_value, ratio);
+          entry["point"] = candidate_json(c, sweep::point_id(spec));
+          entry["ratio_to_best"] = ratio;
+          entry["ratio_ci90"] = nullptr;
+          entry["measured_in"] = "screening";
+        }
         std::cout << line;
-        rules.push_back({{"rule", std::string("pool ") + rule},
-                         {"point", candidate_json(c, sweep::point_id(trials[i].spec))},
-                         {"ratio_to_best", ratio}});
+        rules.push_back(std::move(entry));
         break;
       }
     }
@@ -225,28 +356,47 @@ CommandBody add_tune_command(CLI::App& app) {
     std::cout << "  queueing estimate N/(1-b) = " << estimate << " threads\n";
 
     if (!flags.json.empty()) {
+      nlohmann::json points = nlohmann::json::array();
+      nlohmann::json evidence = nlohmann::json::array();
+      for (const auto& t : trials) {
+        if (t.runs.empty()) continue;
+        nlohmann::json point = run::point_to_json(t.spec, t.runs);
+        point["id"] = sweep::point_id(t.spec);
+        evidence.push_back(point["id"]);
+        points.push_back(std::move(point));
+      }
       nlohmann::json sweep_block = sweep::grid_to_json(grid);
       sweep_block["mode"] = "tune";
       sweep_block["complete"] = !interrupted;
       nlohmann::json doc = run::results_document(sweep_block, points);
+      nlohmann::json recommendation = candidate_json(rec, id_of_finalist(choice.recommended));
+      recommendation["ratio_to_best"] = ratio_json(choice.ratio_to_best[choice.recommended]);
       doc["tune"] = {
           {"workload", grid.workloads.front()},
           {"blocking", b},
           {"blocking_kind", grid.blocking_kind},
           {"work_us", grid.work_us},
           {"threshold_pct", threshold},
-          {"recommendation", candidate_json(rec, sweep::point_id(trials[choice.recommended].spec))},
-          {"best", candidate_json(best, sweep::point_id(trials[choice.best].spec))},
+          {"rule",
+           {{"text", "the smallest pool, then the smallest concurrency, whose final-phase throughput ratio to the "
+                     "best (Hodges-Lehmann over the interleaved rounds' paired log ratios) has a 90% CI "
+                     "(Wilcoxon signed-rank) entirely above 1 - threshold"},
+            {"confidence", tune::kEquivalenceConfidence},
+            {"screening_rounds", screen_rounds},
+            {"final_rounds", rounds},
+            {"max_finalists", max_finalists}}},
+          {"recommendation", recommendation},
+          {"best", candidate_json(best, id_of_finalist(choice.best))},
           {"indistinguishable", nlohmann::json::array()},
+          {"finalists", finals},
+          {"excluded", excluded},
           {"rules_of_thumb", rules},
           {"queueing_estimate", {{"formula", "N/(1-b)"}, {"value", estimate}}},
           {"evidence", evidence},
       };
-      for (std::size_t i : choice.indistinguishable) {
-        doc["tune"]["indistinguishable"].push_back(sweep::point_id(trials[i].spec));
-      }
+      for (std::size_t f : choice.indistinguishable) doc["tune"]["indistinguishable"].push_back(id_of_finalist(f));
       report::write_json_atomically(flags.json, doc);
-      std::cout << "  evidence: " << trials.size() << " settings in " << flags.json << "\n";
+      std::cout << "  evidence: " << measured << " settings in " << flags.json << "\n";
     }
     return interrupted ? kExitInterrupted : kExitOk;
   };

@@ -4,17 +4,18 @@
 #include <cmath>
 #include <vector>
 
+#include <boost/math/distributions/students_t.hpp>
+
 namespace iocpbench::sweep {
 
+double t_quantile(double probability, double dof) {
+  const boost::math::students_t distribution(dof);
+  return boost::math::quantile(distribution, probability);
+}
+
 double t_quantile_975(std::size_t dof) {
-  // Table for small samples (where it matters); the normal quantile beyond 30.
-  static constexpr double kTable[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
-                                      2.306,  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-                                      2.120,  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
-                                      2.064,  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
   if (dof == 0) return 0;
-  if (dof < std::size(kTable)) return kTable[dof];
-  return 1.96;
+  return t_quantile(0.975, static_cast<double>(dof));
 }
 
 Summary summarize(std::span<const double> values) {
@@ -28,19 +29,21 @@ Summary summarize(std::span<const double> values) {
   double sum = 0;
   for (double v : sorted) sum += v;
   s.mean = sum / static_cast<double>(s.n);
+  if (s.n < 2) return s;  // one value: no spread to speak of
   double squares = 0;
   for (double v : sorted) squares += (v - s.mean) * (v - s.mean);
-  const double stddev = s.n > 1 ? std::sqrt(squares / static_cast<double>(s.n - 1)) : 0.0;
-  const double half = s.n > 1 ? t_quantile_975(s.n - 1) * stddev / std::sqrt(static_cast<double>(s.n)) : 0.0;
+  const double stddev = std::sqrt(squares / static_cast<double>(s.n - 1));
+  const double half = t_quantile_975(s.n - 1) * stddev / std::sqrt(static_cast<double>(s.n));
   s.ci95_low = s.mean - half;
   s.ci95_high = s.mean + half;
-  s.cv = s.mean != 0 ? stddev / std::fabs(s.mean) : 0.0;
+  if (s.mean != 0) s.cv = stddev / std::fabs(s.mean);
   return s;
 }
 
 nlohmann::json to_json(const Summary& s) {
-  return {{"median", s.median}, {"mean", s.mean}, {"ci95_low", s.ci95_low},
-          {"ci95_high", s.ci95_high}, {"cv", s.cv}, {"n", s.n}};
+  auto maybe = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"median", s.median}, {"mean", s.mean}, {"ci95_low", maybe(s.ci95_low)},
+          {"ci95_high", maybe(s.ci95_high)}, {"cv", maybe(s.cv)}, {"n", s.n}};
 }
 
 }  // namespace iocpbench::sweep

@@ -170,8 +170,9 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
   std::string worst;
   for (const auto& point : doc_points) {
     const auto& t = point["summary"]["throughput_ops_per_s"];
-    const double cv = t.value("cv", 0.0);
-    if (t.value("n", 0) < 2 || cv <= 0.10) continue;
+    if (t.value("n", 0) < 2 || !t.contains("cv") || !t.at("cv").is_number()) continue;  // n = 1: null
+    const double cv = t.at("cv").get<double>();
+    if (cv <= 0.10) continue;
     ++noisy;
     if (cv > worst_cv) {
       worst_cv = cv;

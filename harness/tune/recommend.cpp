@@ -1,32 +1,195 @@
 #include "tune/recommend.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <tuple>
 
 namespace iocpbench::tune {
+namespace {
 
-Choice recommend(const std::vector<Candidate>& candidates, double threshold_pct) {
-  Choice choice;
-  for (std::size_t i = 1; i < candidates.size(); ++i) {
-    if (candidates[i].throughput.median > candidates[choice.best].throughput.median) choice.best = i;
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t m = values.size();
+  return m % 2 == 1 ? values[m / 2] : (values[m / 2 - 1] + values[m / 2]) / 2;
+}
+
+// The median of log(value) over the first `rounds` values (robust: one run disturbed by another
+// process moves it little); -inf when a value is not positive (a run that did nothing is worse
+// than any run that did something).
+double median_log(std::span<const double> values, std::size_t rounds) {
+  if (rounds == 0) return -std::numeric_limits<double>::infinity();
+  std::vector<double> logs;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    if (!(values[r] > 0)) return -std::numeric_limits<double>::infinity();
+    logs.push_back(std::log(values[r]));
   }
-  const Candidate& best = candidates[choice.best];
-  const double floor = best.throughput.median * (1 - threshold_pct / 100);
+  return median_of(logs);
+}
+
+// The index of the highest median log throughput among the candidates that are not excluded,
+// over each candidate's first `rounds(c)` values; nullopt when all are excluded.
+template <typename Rounds>
+std::optional<std::size_t> best_of(const std::vector<Candidate>& candidates, Rounds rounds) {
+  std::optional<std::size_t> best;
+  double best_level = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const Candidate& c = candidates[i];
-    const bool close = c.throughput.median >= floor;
-    const bool overlaps = c.throughput.ci95_high >= best.throughput.ci95_low;
-    if (i == choice.best || (close && overlaps)) choice.indistinguishable.push_back(i);
+    if (candidates[i].excluded) continue;
+    const double level = median_log(candidates[i].throughput_by_round, rounds(candidates[i]));
+    if (!best || level > best_level) {
+      best = i;
+      best_level = level;
+    }
   }
-  auto key = [&](std::size_t i) {
-    const Candidate& c = candidates[i];
-    return std::make_tuple(c.pool_value, c.concurrency_value, c.context_switches_per_kop);
-  };
-  choice.recommended = choice.indistinguishable.front();
-  for (std::size_t i : choice.indistinguishable) {
-    if (key(i) < key(choice.recommended)) choice.recommended = i;
+  return best;
+}
+
+std::vector<std::size_t> in_fixed_order(const std::vector<Candidate>& candidates) {
+  std::vector<std::size_t> order(candidates.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return preferred(candidates[a], candidates[b]); });
+  return order;
+}
+
+}  // namespace
+
+bool preferred(const Candidate& a, const Candidate& b) {
+  return std::tie(a.pool_value, a.concurrency_value) < std::tie(b.pool_value, b.concurrency_value);
+}
+
+int signed_rank_critical_value(std::size_t n, double alpha) {
+  if (n == 0) return -1;
+  const std::size_t max_sum = n * (n + 1) / 2;
+  if (n > 300) {  // the normal approximation; the exact table would cost n^3 here
+    const double mean = static_cast<double>(max_sum) / 2;
+    const double sd = std::sqrt(static_cast<double>(n) * (n + 1) * (2 * n + 1) / 24.0);
+    // z for alpha by bisection of the normal CDF (erfc), enough for a quantile
+    double lo = -10, hi = 0;
+    for (int i = 0; i < 100; ++i) {
+      const double mid = (lo + hi) / 2;
+      (0.5 * std::erfc(-mid / std::sqrt(2.0)) < alpha ? lo : hi) = mid;
+    }
+    return static_cast<int>(std::floor(mean + lo * sd - 0.5));
   }
+  // p[s]: the probability that the signed-rank statistic W is s when the median difference is
+  // 0 (each rank's sign a fair coin), built one rank at a time.
+  std::vector<double> p(max_sum + 1, 0.0);
+  p[0] = 1;
+  for (std::size_t k = 1; k <= n; ++k) {
+    for (std::size_t s = max_sum; s >= k; --s) p[s] = (p[s] + p[s - k]) / 2;  // old p[s - k]: s descends
+    for (std::size_t s = 0; s < k; ++s) p[s] /= 2;
+  }
+  double cumulative = 0;
+  int critical = -1;
+  for (std::size_t s = 0; s <= max_sum; ++s) {
+    cumulative += p[s];
+    if (cumulative > alpha * (1 + 1e-12)) break;
+    critical = static_cast<int>(s);
+  }
+  return critical;
+}
+
+RatioCi paired_ratio_ci(std::span<const double> candidate, std::span<const double> reference,
+                        double confidence) {
+  RatioCi ci;
+  ci.pairs = std::min(candidate.size(), reference.size());
+  std::vector<double> logs;
+  for (std::size_t r = 0; r < ci.pairs; ++r) {
+    if (!(candidate[r] > 0) || !(reference[r] > 0)) return ci;  // ratio 0 [0, 0]: a stalled run
+    logs.push_back(std::log(candidate[r] / reference[r]));
+  }
+  if (logs.empty()) return ci;
+  // Walsh averages: the Hodges-Lehmann estimate is their median, and the signed-rank test's
+  // confidence limits are two of their order statistics.
+  std::vector<double> walsh;
+  walsh.reserve(logs.size() * (logs.size() + 1) / 2);
+  for (std::size_t i = 0; i < logs.size(); ++i) {
+    for (std::size_t j = i; j < logs.size(); ++j) walsh.push_back((logs[i] + logs[j]) / 2);
+  }
+  std::sort(walsh.begin(), walsh.end());
+  const std::size_t m = walsh.size();
+  ci.estimate = std::exp(median_of(walsh));
+  ci.high = std::numeric_limits<double>::infinity();
+  const int critical = signed_rank_critical_value(logs.size(), (1 - confidence) / 2);
+  if (critical < 0) return ci;  // too few rounds for any interval at this confidence: [0, inf)
+  const auto t = static_cast<std::size_t>(critical);
+  ci.low = std::exp(walsh[t]);
+  ci.high = std::exp(walsh[m - 1 - t]);
+  return ci;
+}
+
+Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct) {
+  Choice choice;
+  choice.ratio_to_best.resize(finalists.size());
+  // The rounds every finalist has (an interruption may leave a last round incomplete).
+  std::size_t rounds = std::numeric_limits<std::size_t>::max();
+  for (const auto& c : finalists) {
+    if (!c.excluded) rounds = std::min(rounds, c.throughput_by_round.size());
+  }
+  const auto best = best_of(finalists, [&](const Candidate&) { return rounds; });
+  if (!best) return choice;
+  choice.found = true;
+  choice.best = *best;
+  const auto& reference = finalists[*best].throughput_by_round;
+  const double floor = 1 - threshold_pct / 100;
+  for (std::size_t i : in_fixed_order(finalists)) {
+    const Candidate& c = finalists[i];
+    if (c.excluded) continue;
+    if (i == *best) {
+      choice.ratio_to_best[i] = {1, 1, 1, rounds};
+    } else {
+      choice.ratio_to_best[i] = paired_ratio_ci(std::span(c.throughput_by_round).first(rounds),
+                                                std::span(reference).first(rounds),
+                                                kEquivalenceConfidence);
+    }
+    if (i == *best || choice.ratio_to_best[i].low >= floor) choice.indistinguishable.push_back(i);
+  }
+  choice.recommended = choice.indistinguishable.front();  // non-empty: best is in it
   return choice;
+}
+
+double pooled_log_sd(const std::vector<Candidate>& candidates) {
+  // Each setting's median absolute deviation of log throughput from its median, pooled by the
+  // median over settings, x 1.4826 (the normal's sd): an outlying run inflates neither.
+  std::vector<double> deviations;
+  for (const auto& c : candidates) {
+    const auto& v = c.throughput_by_round;
+    if (c.excluded || v.size() < 2) continue;
+    const double level = median_log(v, v.size());
+    if (!std::isfinite(level)) continue;
+    std::vector<double> own;
+    for (double x : v) own.push_back(std::fabs(std::log(x) - level));
+    deviations.push_back(median_of(own));
+  }
+  return deviations.empty() ? 0 : 1.4826 * median_of(deviations);
+}
+
+std::vector<std::size_t> select_finalists(const std::vector<Candidate>& screened, double threshold_pct,
+                                          std::size_t max_finalists, double screen_factor) {
+  auto all_rounds = [](const Candidate& c) { return c.throughput_by_round.size(); };
+  const auto best = best_of(screened, all_rounds);
+  if (!best || max_finalists == 0) return {};
+  const std::size_t best_rounds = all_rounds(screened[*best]);
+  const double best_level = median_log(screened[*best].throughput_by_round, best_rounds);
+  const double within = std::log(1 - threshold_pct / 100);
+  const double loose_margin = within - std::log(std::max(1e-9, 1 - screen_factor * threshold_pct / 100));
+  const double sd = pooled_log_sd(screened);
+  std::vector<std::size_t> finalists{*best};
+  for (std::size_t i : in_fixed_order(screened)) {
+    if (finalists.size() >= max_finalists) break;
+    const Candidate& c = screened[i];
+    if (i == *best || c.excluded || c.throughput_by_round.empty()) continue;
+    // The screening cannot rule c out while its upper bound reaches 1 - threshold.
+    const double noise_margin =
+        kScreenZ * sd * std::sqrt(1.0 / static_cast<double>(all_rounds(c)) + 1.0 / static_cast<double>(best_rounds));
+    const double margin = std::max(loose_margin, noise_margin);
+    if (median_log(c.throughput_by_round, all_rounds(c)) - best_level >= within - margin) finalists.push_back(i);
+  }
+  std::sort(finalists.begin(), finalists.end(),
+            [&](std::size_t a, std::size_t b) { return preferred(screened[a], screened[b]); });
+  return finalists;
 }
 
 unsigned queueing_estimate(unsigned logical_cpus, double blocking_ratio) {

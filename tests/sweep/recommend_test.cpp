@@ -1,46 +1,201 @@
-// The tuner's choice on candidates whose best setting is known by construction.
+// The tuner's decisions: the paired ratio CI on known values, the rule on candidates whose
+// answer is known by construction, and seeded simulations of whole tune runs (screening, then
+// the final interleaved rounds) that measure how often the rule gives the right answer.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
 
 #include "tune/recommend.hpp"
 
 namespace iocpbench::tune {
 namespace {
 
-Candidate make(unsigned c, unsigned p, double median, double half_ci, double cs) {
+Candidate make(unsigned c, unsigned p, std::vector<double> by_round = {}) {
   Candidate out;
   out.concurrency = *sweep::parse_count_spec(std::to_string(c), false, nullptr);
   out.concurrency_value = c;
   out.pool = *sweep::parse_count_spec(std::to_string(p), false, nullptr);
   out.pool_value = p;
-  out.throughput = {median, median, median - half_ci, median + half_ci, 0.01, 5};
-  out.context_switches_per_kop = cs;
+  out.throughput_by_round = std::move(by_round);
   return out;
 }
 
-TEST(Recommend, SmallestPoolWithinTheThresholdOfTheBest) {
-  // Throughput saturates at pool 4: pools 4, 6 and 8 are equal within noise, 2 is clearly worse.
-  const std::vector<Candidate> candidates{make(2, 2, 600, 10, 1), make(2, 4, 1000, 20, 5),
-                                          make(2, 6, 1010, 20, 9), make(2, 8, 1005, 20, 12)};
-  const Choice choice = recommend(candidates, 5);
+TEST(SignedRank, CriticalValuesOfThePublishedTable) {
+  // One-sided alpha 0.05 (e.g. the table in Conover, Practical Nonparametric Statistics).
+  EXPECT_EQ(signed_rank_critical_value(4, 0.05), -1);
+  EXPECT_EQ(signed_rank_critical_value(5, 0.05), 0);
+  EXPECT_EQ(signed_rank_critical_value(6, 0.05), 2);
+  EXPECT_EQ(signed_rank_critical_value(8, 0.05), 5);
+  EXPECT_EQ(signed_rank_critical_value(10, 0.05), 10);
+  EXPECT_EQ(signed_rank_critical_value(15, 0.05), 30);
+  EXPECT_EQ(signed_rank_critical_value(20, 0.05), 60);
+  // The exact count at 300 pairs agrees with the normal approximation used beyond it:
+  // n(n+1)/4 - 1.6449 sqrt(n(n+1)(2n+1)/24) - 0.5 = 20101 at 300 and 20239 at 301.
+  EXPECT_NEAR(signed_rank_critical_value(300, 0.05), 20101, 5);
+  EXPECT_NEAR(signed_rank_critical_value(301, 0.05), 20239, 5);
+}
+
+TEST(PairedRatioCi, KnownValues) {
+  // Log ratios 0.01..0.06: the 21 Walsh averages are 1, 1.5, 2, 2, 2.5, 2.5, 3, 3, 3, 3.5,
+  // 3.5, 3.5, 4, ... (x 0.01); their median is 3.5 and, with T = 2 at n = 6, the 90% limits are
+  // the 3rd smallest and the 3rd largest: 2 and 5.
+  std::vector<double> a, b;
+  for (int i = 1; i <= 6; ++i) {
+    a.push_back(1000 * std::exp(0.01 * i));
+    b.push_back(1000);
+  }
+  const RatioCi ci = paired_ratio_ci(a, b, 0.90);
+  EXPECT_EQ(ci.pairs, 6u);
+  EXPECT_NEAR(ci.estimate, std::exp(0.035), 1e-9);
+  EXPECT_NEAR(ci.low, std::exp(0.02), 1e-9);
+  EXPECT_NEAR(ci.high, std::exp(0.05), 1e-9);
+}
+
+TEST(PairedRatioCi, OneDisturbedRoundMovesItLittle) {
+  // Ten rounds at ratio 0.98 +- 1%, and one where another process took the CPUs from the
+  // candidate (ratio 0.3): the interval stays above 0.95.
+  std::vector<double> a, b;
+  for (int i = 0; i < 10; ++i) {
+    a.push_back(980 * (i % 2 == 0 ? 1.01 : 0.99));
+    b.push_back(1000);
+  }
+  a.push_back(300);
+  b.push_back(1000);
+  const RatioCi ci = paired_ratio_ci(a, b, 0.90);
+  EXPECT_GT(ci.low, 0.95);
+  EXPECT_LT(ci.high, 1.0);
+}
+
+TEST(PairedRatioCi, PairingCancelsSharedDrift) {
+  // The machine slows down by half in the second round for both: the ratio stays exactly 0.8.
+  const std::vector<double> a{80, 40, 80, 40, 80, 40}, b{100, 50, 100, 50, 100, 50};
+  const RatioCi ci = paired_ratio_ci(a, b, 0.90);
+  EXPECT_NEAR(ci.estimate, 0.8, 1e-12);
+  EXPECT_NEAR(ci.low, 0.8, 1e-9);
+  EXPECT_NEAR(ci.high, 0.8, 1e-9);
+}
+
+TEST(PairedRatioCi, StalledRunAndTooFewRounds) {
+  EXPECT_EQ(paired_ratio_ci(std::vector<double>{0, 100}, std::vector<double>{100, 100}, 0.9).low, 0);
+  const std::vector<double> four{100, 100, 100, 100};
+  const RatioCi few = paired_ratio_ci(four, four, 0.9);
+  EXPECT_DOUBLE_EQ(few.estimate, 1.0);
+  EXPECT_EQ(few.low, 0);
+  EXPECT_TRUE(std::isinf(few.high));
+}
+
+TEST(Recommend, SmallestPoolWhoseRatioCiClearsTheThreshold) {
+  // Throughput saturates at pool 4: pool 2 is 40% lower, pools 4, 6 and 8 are equal within 1%.
+  const std::vector<Candidate> finalists{make(2, 2, {600, 610, 590, 600, 605, 595}),
+                                         make(2, 4, {1000, 1010, 990, 1000, 1005, 995}),
+                                         make(2, 6, {1010, 1012, 1008, 1011, 1009, 1010}),
+                                         make(2, 8, {1000, 1005, 1000, 995, 1002, 998})};
+  const Choice choice = recommend(finalists, 5);
+  ASSERT_TRUE(choice.found);
   EXPECT_EQ(choice.best, 2u);
   EXPECT_EQ(choice.recommended, 1u);
-  EXPECT_EQ(choice.indistinguishable.size(), 3u);
+  EXPECT_EQ(choice.indistinguishable, (std::vector<std::size_t>{1, 2, 3}));
+  EXPECT_LT(choice.ratio_to_best[0].high, 0.95);
 }
 
-TEST(Recommend, ConsistentlyLowerIsNotIndistinguishable) {
-  // 3% lower but with tight CIs that do not meet: a real difference, not noise.
-  const std::vector<Candidate> candidates{make(2, 2, 970, 2, 1), make(2, 4, 1000, 2, 5)};
-  EXPECT_EQ(recommend(candidates, 5).recommended, 1u);
-}
-
-TEST(Recommend, TiesBrokenByFewerContextSwitches) {
-  const std::vector<Candidate> candidates{make(2, 4, 1000, 20, 9), make(2, 4, 1001, 20, 3)};
-  EXPECT_EQ(recommend(candidates, 5).recommended, 1u);
+TEST(Recommend, ConsistentlyLowerByLessThanTheThresholdButCiReachingBelowIsNotChosen) {
+  // 4% lower on average with a 3% spread: the CI reaches below 0.95, so pool 2 is not shown
+  // to be within 5% of the best.
+  const std::vector<Candidate> finalists{make(2, 2, {990, 930, 960, 900, 1000, 960}),
+                                         make(2, 4, {1000, 1000, 1000, 1000, 1000, 1000})};
+  const Choice choice = recommend(finalists, 5);
+  EXPECT_LT(choice.ratio_to_best[0].low, 0.95);
+  EXPECT_EQ(choice.recommended, 1u);
 }
 
 TEST(Recommend, SmallerConcurrencyBeforeLargerAtTheSamePool) {
-  const std::vector<Candidate> candidates{make(4, 4, 1000, 20, 5), make(2, 4, 995, 20, 5)};
-  EXPECT_EQ(recommend(candidates, 5).recommended, 1u);
+  const std::vector<Candidate> finalists{make(4, 4, {1000, 1000, 1000, 1000, 1000}),
+                                         make(2, 4, {995, 996, 994, 995, 996})};
+  EXPECT_EQ(recommend(finalists, 5).recommended, 1u);
+}
+
+TEST(Recommend, ExcludedCandidateIsNeitherBestNorRecommended) {
+  std::vector<Candidate> finalists{make(2, 2, {2000, 2000, 2000}), make(2, 4, {1000, 1000, 1000})};
+  finalists[0].excluded = "blocking ratio not honoured";
+  const Choice choice = recommend(finalists, 5);
+  ASSERT_TRUE(choice.found);
+  EXPECT_EQ(choice.best, 1u);
+  EXPECT_EQ(choice.recommended, 1u);
+  finalists[1].excluded = "blocking ratio not honoured";
+  EXPECT_FALSE(recommend(finalists, 5).found);
+}
+
+TEST(SelectFinalists, BestPlusTheSmallestPlausibleInFixedOrder) {
+  // Screening: pool 2 is at half the best (out), pools 3..8 within 15% (in), best is pool 8.
+  const std::vector<Candidate> screened{make(2, 8, {1000, 1000}), make(2, 2, {500, 500}), make(2, 6, {950, 960}),
+                                        make(2, 3, {870, 880}), make(2, 4, {930, 940}), make(2, 5, {990, 980})};
+  EXPECT_EQ(select_finalists(screened, 5, 4), (std::vector<std::size_t>{3, 4, 5, 0}));
+}
+
+TEST(SelectFinalists, ANoisyScreeningCannotRuleOutASettingWithOneSlowRun) {
+  // Pool 2's one slow run puts its geometric mean at 0.85x the best, under the fixed 15% margin;
+  // the screening's noise (pooled over all settings) says that is not evidence against it.
+  const std::vector<Candidate> screened{make(2, 8, {1000, 1100, 900}), make(2, 2, {1000, 600, 1000}),
+                                        make(2, 6, {900, 1100, 1000})};
+  EXPECT_GT(pooled_log_sd(screened), 0.1);
+  EXPECT_EQ(select_finalists(screened, 5, 3), (std::vector<std::size_t>{1, 2, 0}));
+  // The same ratio on a quiet machine is evidence: out.
+  const std::vector<Candidate> quiet{make(2, 8, {1000, 1000, 1000}), make(2, 2, {840, 840, 840}),
+                                     make(2, 6, {1000, 1000, 1000})};
+  EXPECT_EQ(select_finalists(quiet, 5, 3), (std::vector<std::size_t>{2, 0}));
+}
+
+// A whole tune run on simulated settings: `levels` are the true throughputs in the fixed order
+// (index 0 is the smallest setting); each run is level x lognormal noise of `cv`. Returns the
+// index the rule recommends.
+std::size_t simulate_tune(const std::vector<double>& levels, double cv, std::mt19937_64& rng) {
+  std::lognormal_distribution<double> noise(0, cv);
+  auto measure = [&](std::vector<Candidate>& candidates, const std::vector<std::size_t>& which, unsigned rounds) {
+    for (unsigned r = 0; r < rounds; ++r) {
+      for (std::size_t i : which) candidates[i].throughput_by_round.push_back(levels[i] * noise(rng));
+    }
+  };
+  std::vector<Candidate> screened;
+  for (std::size_t i = 0; i < levels.size(); ++i) screened.push_back(make(2, static_cast<unsigned>(i + 1)));
+  std::vector<std::size_t> all(levels.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  measure(screened, all, kDefaultScreenRounds);
+  const auto chosen = select_finalists(screened, kDefaultThresholdPct, kDefaultFinalists);
+  std::vector<Candidate> finalists;
+  for (std::size_t i : chosen) finalists.push_back(make(2, static_cast<unsigned>(i + 1)));
+  std::vector<std::size_t> each(finalists.size());
+  for (std::size_t i = 0; i < each.size(); ++i) each[i] = i;
+  std::vector<double> final_levels;
+  for (std::size_t i : chosen) final_levels.push_back(levels[i]);
+  for (unsigned r = 0; r < kDefaultFinalRounds; ++r) {
+    for (std::size_t i : each) finalists[i].throughput_by_round.push_back(final_levels[i] * noise(rng));
+  }
+  return chosen[recommend(finalists, kDefaultThresholdPct).recommended];
+}
+
+constexpr int kTrials = 2000;  // about 0.2 s
+
+TEST(TuneSimulation, KeepsTheSmallestOfTwelveTrulyEqualSettingsAtCv4) {
+  std::mt19937_64 rng(16);
+  const std::vector<double> levels(12, 1000.0);
+  int smallest = 0;
+  for (int t = 0; t < kTrials; ++t) smallest += simulate_tune(levels, 0.04, rng) == 0;
+  const double rate = static_cast<double>(smallest) / kTrials;
+  std::printf("smallest of 12 equal settings kept in %.1f%% of %d simulated tune runs (CV 4%%)\n", rate * 100, kTrials);
+  EXPECT_GE(rate, 0.95);
+}
+
+TEST(TuneSimulation, SkipsSmallerSettingsThatAreTenPercentSlower) {
+  // Pools 1 and 2 are 10% below the plateau that starts at pool 3: pool 3 should be the answer.
+  std::mt19937_64 rng(17);
+  std::vector<double> levels(12, 1000.0);
+  levels[0] = levels[1] = 900;
+  int third = 0;
+  for (int t = 0; t < kTrials; ++t) third += simulate_tune(levels, 0.04, rng) == 2;
+  const double rate = static_cast<double>(third) / kTrials;
+  std::printf("plateau's first setting chosen in %.1f%% of %d simulated tune runs (CV 4%%)\n", rate * 100, kTrials);
+  EXPECT_GE(rate, 0.90);
 }
 
 TEST(Recommend, QueueingEstimate) {

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Does `iocpbench tune` give the same answer when rerun? Runs the same tune command N times and
+# counts the recommendations (issue 16, item 4; docs/tuning.md).
+#
+#   bench/tune_stability.sh [-n RERUNS] [-b BINARY] [-o DIR] -- TUNE-ARGS...
+#   bench/tune_stability.sh -n 10 -- --workload post --blocking 0.5 --work-us 50
+#
+# Prints one line per rerun (wall seconds, the recommendation, the best, the machine's 1-minute
+# load average at the start), then the tally, e.g. "c=2/p=5: 9 of 10". Each rerun's results file
+# is kept in DIR (default: a new temporary directory). Exit 0 when the modal answer has at least
+# 9 of 10 (90%) of the finished reruns, 1 otherwise, 2 on bad arguments.
+set -euo pipefail
+
+reruns=10
+binary=build/release/harness/iocpbench
+dir=""
+while getopts "n:b:o:" flag; do
+  case "$flag" in
+    n) reruns=$OPTARG ;;
+    b) binary=$OPTARG ;;
+    o) dir=$OPTARG ;;
+    *) echo "usage: $0 [-n RERUNS] [-b BINARY] [-o DIR] -- TUNE-ARGS..." >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[[ "${1:-}" == "--" ]] && shift
+if ! [[ "$reruns" =~ ^[1-9][0-9]*$ ]]; then echo "$0: -n: '$reruns' is not a positive whole number" >&2; exit 2; fi
+if [[ ! -x "$binary" ]]; then echo "$0: -b: '$binary' is not an executable" >&2; exit 2; fi
+if [[ $# -eq 0 ]]; then echo "$0: no tune arguments after --" >&2; exit 2; fi
+command -v jq >/dev/null || { echo "$0: jq is required" >&2; exit 2; }
+dir=${dir:-$(mktemp -d /tmp/tune_stability.XXXXXX)}
+mkdir -p "$dir"
+
+echo "# $binary tune $* --quiet, $reruns reruns, files in $dir"
+answers=()
+for ((i = 1; i <= reruns; i++)); do
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  start=$(date +%s.%N)
+  if ! "$binary" tune "$@" --quiet --json "$dir/rerun-$i.json" >"$dir/rerun-$i.txt" 2>&1; then
+    echo "rerun $i: tune failed (see $dir/rerun-$i.txt)"
+    continue
+  fi
+  wall=$(echo "$(date +%s.%N) - $start" | bc)
+  answer=$(jq -r '.tune.recommendation | "c=\(.concurrency.value)/p=\(.pool.value)"' "$dir/rerun-$i.json")
+  best=$(jq -r '.tune.best | "c=\(.concurrency.value)/p=\(.pool.value)"' "$dir/rerun-$i.json")
+  printf 'rerun %d: %.1f s, recommended %s, best %s, load %s\n' "$i" "$wall" "$answer" "$best" "$load"
+  answers+=("$answer")
+done
+
+echo "# tally"
+if [[ ${#answers[@]} -eq 0 ]]; then echo "no rerun finished"; exit 1; fi
+printf '%s\n' "${answers[@]}" | sort | uniq -c | sort -rn | awk -v n=${#answers[@]} '{print $2 ": " $1 " of " n}'
+modal=$(printf '%s\n' "${answers[@]}" | sort | uniq -c | sort -rn | head -1 | awk '{print $1}')
+[[ $((modal * 10)) -ge $((${#answers[@]} * 9)) ]]

@@ -1,0 +1,48 @@
+"""iocpbench tune through the real binary: the defaults its --help states, and the final phase's
+evidence in the tune block (docs/tuning.md)."""
+from __future__ import annotations
+
+import json
+
+from conftest import run
+
+
+def test_help_states_the_defaults_tune_uses(binary):
+    proc = run(binary, "tune", "--help", timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    for expected in ("interleaved (default 20)", "measured seconds per run (default 0.25)",
+                     "warm-up seconds per run (default 0.1)", "indistinguishable (default 5)",
+                     "before the final (default 3)", "best included (default 4)"):
+        assert expected in text, expected
+    assert "default 5)" not in text.split("--repetitions")[1].split("--seed")[0]
+
+
+def test_final_phase_decides_in_the_fixed_order(binary, tmp_path):
+    out = tmp_path / "tune.json"
+    # Short runs, enough final rounds (6) for a 90% signed-rank interval.
+    proc = run(binary, "tune", "--workload", "post", "--blocking", "0", "--duration", "0.05",
+               "--warmup", "0.01", "--screen-repetitions", "1", "--repetitions", "6", "--quiet",
+               "--json", str(out), timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    tune = json.loads(out.read_text())["tune"]
+    finalists = tune["finalists"]
+    assert 1 <= len(finalists) <= 4
+    assert tune["rule"]["final_rounds"] == 6 and tune["rule"]["confidence"] == 0.9
+    order = [(f["pool"]["value"], f["concurrency"]["value"]) for f in finalists]
+    assert order == sorted(order)
+    floor = 1 - tune["threshold_pct"] / 100
+    for f in finalists:
+        r = f["ratio_to_best"]
+        assert r["pairs"] == 6
+        if f["id"] == tune["best"]["id"]:
+            assert r["estimate"] == 1 and f["indistinguishable"]
+        else:
+            assert r["ci90_low"] <= r["estimate"] <= r["ci90_high"]
+            assert f["indistinguishable"] == (r["ci90_low"] >= floor)
+    # The recommendation is the first indistinguishable finalist in the fixed order.
+    first = next(f for f in finalists if f["indistinguishable"])
+    assert tune["recommendation"]["id"] == first["id"]
+    assert tune["indistinguishable"][0] == first["id"]
+    for entry in tune["excluded"]:
+        assert entry["reason"] and entry["id"] not in tune["indistinguishable"]
