@@ -106,11 +106,12 @@ def test_throughput_vs_blocking_at_the_achieved_ratio_and_marks_misses() -> None
     data = make_results(conc=("N",), pools=("N",), ratios=(0.0, 0.5))
     off = data["points"][1]
     off["blocking_fidelity"] = {"tolerance": 0.03, "requested": 0.5, "achieved_median": 0.62,
-                                "blocked_only_median": 0.51, "within_tolerance": False, "reason": "timer"}
+                                "blocked_only_median": 0.56, "within_tolerance": False, "reason": "timer"}
     fig = throughput_vs_blocking(data["points"], "t")
     ax = fig.axes[0]
     xs = [list(line.get_xdata()) for line in ax.lines]
-    assert [0.0, 0.62] in xs  # the line is drawn at what was achieved, not at 0.5
-    assert [0.62] in xs  # and the miss is marked
+    # The line is drawn at what was achieved as the tolerance judges it (blocked-only), not
+    # at the requested 0.5, and the miss is marked.
+    assert [0.0, 0.56] in xs and [0.56] in xs
     assert "not within tolerance" in " ".join(t.get_text() for t in ax.get_legend().get_texts())
     assert "bootstrap 95% CI of the median" in ax.get_ylabel()
