@@ -185,7 +185,7 @@ def throughput_vs_blocking(points: Points, title: str) -> Figure:
                         label=None if off_marked else "blocking ratio not within tolerance")
                 off_marked = True
         ax.set_title(f"concurrency {grid.spec_value_label(points, 'concurrency', c)}", fontsize=9)
-        ax.set_xlabel("blocking ratio achieved (blocked-only where measured; median over runs)")
+        ax.set_xlabel("blocking ratio achieved, median over runs\n(blocked-only where measured)")
         ax.set_ylabel("throughput (ops/s): median,\nbootstrap 95% CI of the median")
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: fmt_value(y)))
         ax.set_ylim(bottom=0)
