@@ -524,7 +524,7 @@ def ratio_chart(report: CompareReport) -> Figure:
         ax.axvline(x, color="grey", lw=0.6, ls="--")
     ax.set_yticks(range(len(keys)), [labels[k_] for k_ in keys], fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("ratio of medians (95% CI); dashed: the regression threshold")
+    ax.set_xlabel("ratio of geometric means (95% CI); dashed: the margin (--fail-above); red edge: a regression")
     ax.grid(alpha=0.3, axis="x")
     if report.machines and keys:
         ax.legend(fontsize=7)
