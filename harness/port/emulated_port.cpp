@@ -120,6 +120,10 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   std::size_t take_queued(Packet* out, std::size_t capacity);
   std::size_t take_queued_on_own_slots(Packet* out, std::size_t capacity);
   void count_timed_out(Association& self);
+  // The D2 mutant reads a batch of one as a single remove; the faithful port never does.
+  Call batch_of_one_as_single(Call call, std::size_t capacity) const {
+    return !rules_.batch_entry_status && capacity == 1 ? Call::single : call;
+  }
   void check_invariant();
 
   mutable PortLock mutex_;  // spins briefly before sleeping (port_lock.hpp)
@@ -295,6 +299,7 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
                                       Timeout timeout, Call call) {
   filled = 0;
   Association& self = this_thread_association();
+  if (!rules_.closed_check_first && self.core.get() != this) self.leave();  // the D1 mutant
   std::unique_lock lock(mutex_);
   if (closed_) return RemoveStatus::invalid_handle;  // D1: the old association stays as it was
   if (self.core.get() != this) {
@@ -322,7 +327,7 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
     }
     self.state = ThreadState::released;
     check_invariant();
-    return status_of_call(call, out);
+    return status_of_call(batch_of_one_as_single(call, capacity), out);
   }
   if (timeout.count() == 0) {  // 3c: the thread keeps a slot until its next GQCS or block
     count_timed_out(self);
@@ -374,7 +379,7 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
     lock.unlock();
   }
   filled = waiter.filled;
-  return status_of_call(call, out);
+  return status_of_call(batch_of_one_as_single(call, capacity), out);
 }
 
 // 3c and 4: a thread whose wait ended without a packet is counted (C++, no check against M),

@@ -35,7 +35,7 @@ constexpr PortRules kFifoWakeup{.lifo_wakeup = false};
 constexpr PortRules kNoCap{.concurrency_cap = false};
 constexpr PortRules kNoBlockRelease{.release_on_block = false};
 
-constexpr std::array<Mutant, 9> kMutants{{
+constexpr std::array<Mutant, 11> kMutants{{
     {"fifo_wakeup", "the oldest waiter gets a packet, not the newest", kFifoWakeup},
     {"no_cap", "no C < M gate: every waiter may run", kNoCap},
     {"no_block_release", "a thread that blocks stays counted: no waiter is released",
@@ -51,6 +51,11 @@ constexpr std::array<Mutant, 9> kMutants{{
     {"batch_slot_per_entry", "a batch takes one slot per entry", {.batch_one_slot = false}},
     {"close_does_not_wake", "close leaves its waiters to their timeouts",
      {.close_wakes_waiters = false}},
+    {"d1_leave_before_closed_check",
+     "D1 unfixed: a GQCS on a closed port leaves the caller's old port first",
+     {.closed_check_first = false}},
+    {"d2_batch_of_one_fails", "D2 unfixed: a batch of one reports a failed packet as io_failed",
+     {.batch_entry_status = false}},
 }};
 
 // The emulated port's rules for an emulated backend; nullopt for every other backend.

@@ -6,7 +6,8 @@
 # (port_mutant_list checks that it is).
 set(IOCPBENCH_PORT_MUTANTS
   fifo_wakeup no_cap no_block_release release_all_on_block block_skips_activate
-  timeout_not_counted resume_waits_for_slot batch_slot_per_entry close_does_not_wake)
+  timeout_not_counted resume_waits_for_slot batch_slot_per_entry close_does_not_wake
+  d1_leave_before_closed_check d2_batch_of_one_fails)
 foreach(mutant IN LISTS IOCPBENCH_PORT_MUTANTS)
   add_test(NAME port_mutant_${mutant}
     COMMAND ${CMAKE_COMMAND} -DBINARY=$<TARGET_FILE:port_conformance_test> -DMUTANT=${mutant}
