@@ -272,7 +272,8 @@ CommandBody add_tune_command(CLI::App& app) {
     // that the indices in finalist_trials stay valid.)
     const auto measured = static_cast<std::size_t>(
         std::count_if(trials.begin(), trials.end(), [](const Trial& t) { return !t.runs.empty(); }));
-    if (!choice.found || measured == 0) {
+    const bool no_final = !finalists.empty() && choice.found && choice.ratio_to_best[choice.best].pairs == 0;
+    if (!choice.found || measured == 0 || no_final) {
       std::cerr << "iocpbench: tune " << (interrupted ? "interrupted before the final phase" : "found no setting it may recommend")
                 << "\n";
       return interrupted ? kExitInterrupted : kExitRunFailed;
@@ -301,6 +302,16 @@ CommandBody add_tune_command(CLI::App& app) {
       entry["ratio_to_best"] = ratio_json(choice.ratio_to_best[f]);
       entry["indistinguishable"] = same;
       finals.push_back(std::move(entry));
+    }
+    const bool too_noisy = choice.ci_half_width && *choice.ci_half_width * 100 > threshold;
+    if (too_noisy) {
+      char note[320];
+      std::snprintf(note, sizeof(note),
+                    "  note: the final's 90%% CIs are +-%.1f%% wide (median), wider than the %g%% threshold: this "
+                    "machine was too noisy to show a smaller setting equivalent to the best; rerun when it is "
+                    "quieter, or with more --repetitions\n",
+                    *choice.ci_half_width * 100, threshold);
+      std::cout << note;
     }
     nlohmann::json excluded = nlohmann::json::array();
     for (const auto& t : trials) {
@@ -384,7 +395,11 @@ CommandBody add_tune_command(CLI::App& app) {
             {"confidence", tune::kEquivalenceConfidence},
             {"screening_rounds", screen_rounds},
             {"final_rounds", rounds},
-            {"max_finalists", max_finalists}}},
+            {"max_finalists", max_finalists},
+            {"ci90_half_width_median",
+             choice.ci_half_width && std::isfinite(*choice.ci_half_width) ? nlohmann::json(*choice.ci_half_width)
+                                                                          : nlohmann::json(nullptr)},
+            {"too_noisy", too_noisy}}},
           {"recommendation", recommendation},
           {"best", candidate_json(best, id_of_finalist(choice.best))},
           {"indistinguishable", nlohmann::json::array()},

@@ -147,23 +147,36 @@ Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct) 
     if (i == *best || choice.ratio_to_best[i].low >= floor) choice.indistinguishable.push_back(i);
   }
   choice.recommended = choice.indistinguishable.front();  // non-empty: best is in it
+  std::vector<double> widths;
+  for (std::size_t i = 0; i < finalists.size(); ++i) {
+    if (i == *best || finalists[i].excluded) continue;
+    const RatioCi& r = choice.ratio_to_best[i];
+    widths.push_back(r.low > 0 && std::isfinite(r.high) ? std::sqrt(r.high / r.low) - 1
+                                                        : std::numeric_limits<double>::infinity());
+  }
+  if (!widths.empty()) choice.ci_half_width = median_of(widths);
   return choice;
 }
 
 double pooled_log_sd(const std::vector<Candidate>& candidates) {
-  // Each setting's median absolute deviation of log throughput from its median, pooled by the
-  // median over settings, x 1.4826 (the normal's sd): an outlying run inflates neither.
-  std::vector<double> deviations;
+  // Each setting's sample standard deviation of log throughput, pooled by the median over the
+  // settings: a setting with one disturbed run inflates its own, not the pool's.
+  std::vector<double> spreads;
   for (const auto& c : candidates) {
     const auto& v = c.throughput_by_round;
     if (c.excluded || v.size() < 2) continue;
-    const double level = median_log(v, v.size());
-    if (!std::isfinite(level)) continue;
-    std::vector<double> own;
-    for (double x : v) own.push_back(std::fabs(std::log(x) - level));
-    deviations.push_back(median_of(own));
+    std::vector<double> logs;
+    for (double x : v) {
+      if (!(x > 0)) break;
+      logs.push_back(std::log(x));
+    }
+    if (logs.size() != v.size()) continue;
+    const double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(logs.size());
+    double squares = 0;
+    for (double l : logs) squares += (l - mean) * (l - mean);
+    spreads.push_back(std::sqrt(squares / static_cast<double>(logs.size() - 1)));
   }
-  return deviations.empty() ? 0 : 1.4826 * median_of(deviations);
+  return spreads.empty() ? 0 : median_of(spreads);
 }
 
 std::vector<std::size_t> select_finalists(const std::vector<Candidate>& screened, double threshold_pct,

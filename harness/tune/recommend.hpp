@@ -67,6 +67,11 @@ struct Choice {
   std::size_t best = 0;        // the highest median throughput over the common rounds
   std::vector<std::size_t> indistinguishable;  // in the fixed order; includes best
   std::vector<RatioCi> ratio_to_best;          // per candidate (best: 1 [1, 1])
+  // How finely the final could tell settings apart: the median over the other finalists of
+  // their ratio CI's half-width, as a fraction (sqrt(high / low) - 1; +inf without a CI).
+  // Absent with one finalist. Over the threshold, no setting but the best can be shown
+  // equivalent: the machine was too noisy for the rule to prefer a smaller one.
+  std::optional<double> ci_half_width;
 };
 
 // The tuner's defaults (`iocpbench tune --help` prints these; the simulations in
@@ -91,13 +96,13 @@ Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct);
 // first `max_finalists - 1` others that the screening cannot rule out: whose ratio to the best,
 // widened by a margin, reaches 1 - threshold. The margin is the larger of a fixed one (a ratio
 // of at least 1 - `screen_factor` x threshold passes) and the screening's own noise
-// (kScreenZ robust pooled standard deviations of the log difference), so that on a noisy machine a
+// (kScreenZ pooled standard deviations of the log difference), so that on a noisy machine a
 // setting truly equal to the best is not screened out by one slow run.
 inline constexpr double kScreenZ = 2;
 std::vector<std::size_t> select_finalists(const std::vector<Candidate>& screened, double threshold_pct,
                                           std::size_t max_finalists, double screen_factor = 3);
-// The pooled within-setting spread of log throughput as a standard deviation, from median
-// absolute deviations (0 without repeated rounds).
+// The pooled within-setting standard deviation of log throughput: the median over the
+// settings of each one's sample standard deviation (0 without repeated rounds).
 double pooled_log_sd(const std::vector<Candidate>& candidates);
 
 // The queueing estimate of the pool size for blocking ratio b: N/(1-b), rounded up.
