@@ -186,7 +186,8 @@ def points_table(points: list[dict[str, Any]]) -> str:
         tp = summary_stat(p, "throughput_ops_per_s") or {}
         achieved = achieved_ratio(p)
         off = fidelity_problem(p)
-        cv = tp.get("cv")
+        # One run has no spread: a writer's CV of 0 for n = 1 is not a measurement.
+        cv = tp.get("cv") if not (isinstance(tp.get("n"), int) and tp["n"] < 2) else None
         rows.append(
             "<tr>"
             f"<td>{E(_spec_text(p['concurrency']))}</td><td>{E(_spec_text(p['pool']))}</td>"

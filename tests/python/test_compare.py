@@ -120,6 +120,7 @@ def test_too_few_runs_is_descriptive_only(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout  # 2 runs a side: no verdict, whatever the ratio
     assert "No verdict: too few runs" in proc.stdout and "descriptive only" in proc.stdout
     assert "(0.50x" in proc.stdout  # the ratios are still shown
+    assert "too few runs a side for the gate" in proc.stderr
 
 
 def test_fewer_than_recommended_runs_warns(tmp_path: Path) -> None:
