@@ -14,8 +14,12 @@
 //     worker that takes it re-arms the receive (the Linux version links send -> recv);
 //   - a WSARecv that succeeds at once queues no packet either: the issuer posts that
 //     completion into the port itself, so every received message is still one packet;
-//   - on a socket where Windows refuses skip mode (a layered provider), an immediate success
-//     queues its packet as usual and is left to it.
+//   - skip mode is asked for only on a socket whose provider has IFS handles (XP1_IFS_HANDLES
+//     in SO_PROTOCOL_INFOW): the SetFileCompletionNotificationModes docs say the mode is
+//     compatible only with IFS providers, and a non-IFS layered provider (LSP) may grant the
+//     call and then still queue a packet for an immediate success, which the inline paths
+//     would handle a second time. On such a socket, or where Windows refuses the mode, an
+//     immediate success queues its packet as usual and is left to it.
 // An immediate failure queues nothing: the connection is closed and counted.
 //
 // The load generator runs on its own thread (`load_generator` role) with its own IOCP for the
@@ -86,6 +90,17 @@ Fn extension(SOCKET s, GUID guid, const char* name) {
     fail(std::string("WSAIoctl(") + name + ")");
   }
   return fn;
+}
+
+// True when the socket's provider hands out IFS handles (a real file handle the kernel's I/O
+// manager completes): the one case where FILE_SKIP_COMPLETION_PORT_ON_SUCCESS is safe.
+bool has_ifs_handles(SOCKET s) {
+  WSAPROTOCOL_INFOW info{};
+  int size = sizeof info;
+  if (getsockopt(s, SOL_SOCKET, SO_PROTOCOL_INFOW, reinterpret_cast<char*>(&info), &size) != 0) {
+    return false;  // unknown provider: take the safe path (packets as usual)
+  }
+  return (info.dwServiceFlags1 & XP1_IFS_HANDLES) != 0;
 }
 
 void set_nodelay(SOCKET s) {
@@ -205,8 +220,11 @@ class SocketWorkload final : public Workload {
     for (unsigned i = 0; i < n; ++i) {
       ServerConn& sc = server_[i];
       source_->associate(reinterpret_cast<HANDLE>(sc.s), i);
-      sc.skip = SetFileCompletionNotificationModes(reinterpret_cast<HANDLE>(sc.s),
-                                                   FILE_SKIP_COMPLETION_PORT_ON_SUCCESS) != FALSE;
+      const bool ifs = has_ifs_handles(sc.s);
+      non_ifs_sockets_ += ifs ? 0 : 1;
+      sc.skip = ifs && SetFileCompletionNotificationModes(reinterpret_cast<HANDLE>(sc.s),
+                                                          FILE_SKIP_COMPLETION_PORT_ON_SUCCESS) !=
+                           FALSE;
       skip_granted_ += sc.skip ? 1 : 0;
     }
     generator_port_ = CreateIoCompletionPort(INVALID_HANDLE_VALUE, nullptr, 0, 1);
@@ -323,6 +341,7 @@ class SocketWorkload final : public Workload {
             {"short_sends", short_sends_.load()},
             {"drain_timeouts", drain_timeouts_.load()},
             {"skip_completion_port_on_success_sockets", skip_granted_},
+            {"non_ifs_provider_sockets", non_ifs_sockets_},
             {"immediate",
              {{"sends_completed_inline", sends_inline_.load()},
               {"sends_pending", sends_pending_.load()},
@@ -555,6 +574,7 @@ class SocketWorkload final : public Workload {
   nlohmann::json source_stats_ = nlohmann::json::object();
   std::uint64_t post_failures_ = 0;
   unsigned skip_granted_ = 0;
+  unsigned non_ifs_sockets_ = 0;  // skip mode not asked for: the provider lacks XP1_IFS_HANDLES
   std::atomic<std::uint64_t> open_conns_{0};
   std::atomic<std::uint64_t> server_errors_{0}, short_sends_{0}, drain_timeouts_{0};
   std::atomic<std::uint32_t> last_error_{0};

@@ -78,11 +78,15 @@ RoleRegistry::Snapshot RoleRegistry::sample() const {
   std::lock_guard lock(mutex_);
   Snapshot snapshot;
   for (int role = 0; role < kRoles; ++role) snapshot.by_role[role] += retired_[role];
-  for (const auto& [role, handle] : threads_) {
-    Usage usage;
-    if (sample_thread(handle, usage)) {
-      snapshot.by_role[static_cast<int>(role)] += usage;
-      ++snapshot.threads[static_cast<int>(role)];
+  std::vector<ThreadHandle> handles;
+  handles.reserve(threads_.size());
+  for (const auto& entry : threads_) handles.push_back(entry.second);
+  const std::vector<std::optional<Usage>> usages = sample_threads(handles);
+  for (std::size_t i = 0; i < threads_.size(); ++i) {
+    const int role = static_cast<int>(threads_[i].first);
+    if (usages[i]) {
+      snapshot.by_role[role] += *usages[i];
+      ++snapshot.threads[role];
     } else {
       ++snapshot.unsampled;
     }

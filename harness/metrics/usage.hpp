@@ -59,6 +59,11 @@ struct ThreadHandle {
 ThreadHandle current_thread_handle();
 // False when the thread is gone or the OS refuses.
 bool sample_thread(const ThreadHandle& thread, Usage& out);
+// Every thread of `threads` at one moment: out[i] is threads[i]'s counts, or nothing when that
+// thread is gone or the OS refuses. One OS snapshot for all of them where the OS counts per
+// snapshot (Windows: one NtQuerySystemInformation call per sample, not one per thread, so a
+// sample inside the measured window costs one system-wide walk).
+std::vector<std::optional<Usage>> sample_threads(const std::vector<ThreadHandle>& threads);
 
 enum class Role { workers, completion_source, load_generator };
 const char* to_string(Role role);

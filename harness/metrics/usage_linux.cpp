@@ -104,4 +104,14 @@ bool sample_thread(const ThreadHandle& thread, Usage& out) {
   return true;
 }
 
+// Linux reads one thread per /proc file, so there is no cheaper batch than one read each.
+std::vector<std::optional<Usage>> sample_threads(const std::vector<ThreadHandle>& threads) {
+  std::vector<std::optional<Usage>> out(threads.size());
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    Usage u;
+    if (sample_thread(threads[i], u)) out[i] = u;
+  }
+  return out;
+}
+
 }  // namespace iocpbench::metrics

@@ -10,10 +10,13 @@
 #ifndef NOMINMAX
 #define NOMINMAX
 #endif
-#include <atomic>
 #include <windows.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "metrics/usage.hpp"
@@ -165,15 +168,33 @@ ThreadHandle current_thread_handle() {
 }
 
 bool sample_thread(const ThreadHandle& thread, Usage& out) {
-  bool found = false;
+  const std::optional<Usage> u = sample_threads({thread}).front();
+  if (u) out = *u;
+  return u.has_value();
+}
+
+// One NtQuerySystemInformation snapshot for the whole sample (it walks every process and thread
+// of the system: taking one per enrolled thread, inside the measured window, multiplied that cost
+// by the pool size), then each handle is looked up in this process's threads of that snapshot.
+std::vector<std::optional<Usage>> sample_threads(const std::vector<ThreadHandle>& threads) {
+  std::vector<std::pair<ULONG_PTR, Usage>> own;  // this process's threads, by thread id
   const bool ok = for_each_own_thread([&](const ThreadInformation& t) {
-    if (reinterpret_cast<ULONG_PTR>(t.unique_thread) != static_cast<ULONG_PTR>(thread.tid)) return;
-    found = true;
-    out = Usage{};
-    out.voluntary = t.context_switches;
-    out.cpu_s = seconds_of(t.kernel_time) + seconds_of(t.user_time);
+    Usage u;
+    u.voluntary = t.context_switches;
+    u.cpu_s = seconds_of(t.kernel_time) + seconds_of(t.user_time);
+    own.emplace_back(reinterpret_cast<ULONG_PTR>(t.unique_thread), u);
   });
-  return ok && found;
+  std::vector<std::optional<Usage>> out(threads.size());
+  if (!ok) return out;
+  std::sort(own.begin(), own.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    const auto tid = static_cast<ULONG_PTR>(threads[i].tid);
+    const auto it = std::lower_bound(own.begin(), own.end(), tid,
+                                     [](const auto& entry, ULONG_PTR id) { return entry.first < id; });
+    if (it != own.end() && it->first == tid) out[i] = it->second;
+  }
+  return out;
 }
 
 }  // namespace iocpbench::metrics
