@@ -113,3 +113,34 @@ def test_the_reference_a_a_pair_passes() -> None:
     # Without --allow-missing the auto file lacks 72 of the base's 108 points: not a whole run.
     strict = compare_results(base, [new], METRICS["throughput_ops_per_s"])
     assert strict.has_failure and "72 base point(s) missing" in strict.machines[0].failures[0]
+
+
+def test_losses_injected_into_the_reference_pair_are_caught() -> None:
+    """Real noise, an injected change: the reference A/A pair's new side scaled by 0.9 on every
+    point fails; scaled by 0.8 on one point (a few points tried) fails too."""
+    import copy
+
+    from synthetic import ROOT
+
+    from analysis.compare import compare_results
+    from analysis.load import Results, load_results
+    from analysis.metrics import METRICS
+
+    ref = ROOT / "results" / "reference"
+    base, new = load_results(ref / "linux-2cpu-kvm.json"), load_results(ref / "linux-2cpu-kvm-auto.json")
+
+    def scaled(factor: float, only: int | None = None) -> Results:
+        data = copy.deepcopy(new.data)
+        for i, p in enumerate(data["points"]):
+            if only is None or i == only:
+                for r in p["runs"]:
+                    r["throughput_ops_per_s"] *= factor
+        return Results(new.path, data)
+
+    tp = METRICS["throughput_ops_per_s"]
+    everywhere = compare_results(base, [scaled(0.9)], tp, allow_missing=True).machines[0]
+    assert everywhere.overall.regression
+    matched = [i for i, p in enumerate(new.points) if p["pool"]["spec"] != "auto"]
+    for i in matched[::9]:
+        mc = compare_results(base, [scaled(0.8, i)], tp, allow_missing=True).machines[0]
+        assert [r.label for r in mc.regressions] == [new.points[i]["id"]]
