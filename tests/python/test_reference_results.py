@@ -1,0 +1,39 @@
+"""The files in results/reference/ still load, chart, report and compare with today's tools
+(they predate blocking_fidelity and blocked_only_ratio: read as within tolerance)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from synthetic import ROOT, run_tool
+
+from analysis.answer import answers
+from analysis.charts import build_charts
+from analysis.load import load_results
+
+REFERENCE = sorted((ROOT / "results" / "reference").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", REFERENCE, ids=[p.name for p in REFERENCE])
+def test_reference_file_charts_and_answers(path: Path) -> None:
+    start = time.monotonic()
+    res = load_results(path)
+    notes: list[str] = []
+    charts = build_charts(res, notes)
+    assert charts and not [n for n in notes if "Error" in n or "Exception" in n], notes
+    kinds = {c.name.rsplit("-", 1)[-1] for c in charts}
+    assert {"heatmap", "blocking", "latency"} <= kinds
+    rows = answers(res.points)
+    # One answer per workload and blocking ratio, each with its best inside its own set.
+    assert len(rows) == len({(p["workload"], p["blocking"]["ratio"]) for p in res.points})
+    assert all(a.best in a.indistinguishable and a.recommended.indistinguishable for a in rows)
+    assert time.monotonic() - start < 120
+
+
+def test_reference_file_against_itself_exits_0(tmp_path: Path) -> None:
+    path = ROOT / "results" / "reference" / "linux-2cpu-kvm.json"
+    proc = run_tool("compare", path, path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "No regression beyond 5%" in proc.stdout and "geometric mean ratio over 108" in proc.stdout
