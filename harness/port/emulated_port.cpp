@@ -10,6 +10,7 @@
 
 #include "platform/platform.hpp"
 #include "port/blocking_region.hpp"
+#include "port/io_feed.hpp"
 #include "port/port_lock.hpp"
 #include "port/ring_queue.hpp"
 
@@ -30,7 +31,9 @@ struct Waiter {
   std::size_t capacity = 1;
   std::size_t filled = 0;
   RemoveStatus status = RemoveStatus::ok;
-  std::atomic<std::uint32_t> ready{0};  // the futex word: 1 once `out`/`status` are written
+  // The futex word: 1 once `out`/`status` are written; 2: asked to watch the feed (io_feed.hpp).
+  std::atomic<std::uint32_t> ready{0};
+  bool watching = false;  // waits on the feed, not on `ready` (under the port's lock)
   Waiter* below = nullptr;
   Waiter* above = nullptr;
 };
@@ -46,12 +49,18 @@ class WakeList {
       overflow_.push_back(word);
     }
   }
+  // The watcher waits on the feed, not on its word: it is woken through the feed.
+  void add_feed(IoFeed* feed) { feed_ = feed; }
+  void drop_feed() { feed_ = nullptr; }
+  bool empty() const { return inline_count_ == 0 && feed_ == nullptr; }
   void wake_all() {
     for (std::size_t i = 0; i < inline_count_; ++i) platform::futex_wake_one(*inline_[i]);
     for (auto* word : overflow_) platform::futex_wake_one(*word);
+    if (feed_ != nullptr) feed_->interrupt();
   }
 
  private:
+  IoFeed* feed_ = nullptr;
   std::array<std::atomic<std::uint32_t>*, 16> inline_{};
   std::size_t inline_count_ = 0;
   std::vector<std::atomic<std::uint32_t>*> overflow_;
@@ -100,6 +109,8 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   }
   void close();
   PortCounters counters() const;
+  bool attach_feed(IoFeed* feed);
+  void feed_submitted();
 
   // Transition 5 for a thread that blocks, leaves for another port, or exits; `slots` is what
   // it holds (1, or more under the batch_slot_per_entry mutant).
@@ -120,11 +131,23 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   std::size_t take_queued(Packet* out, std::size_t capacity);
   std::size_t take_queued_on_own_slots(Packet* out, std::size_t capacity);
   void count_timed_out(Association& self);
+  void release_extra_slots(Association& self);
   // The D2 mutant reads a batch of one as a single remove; the faithful port never does.
+  // (Tested in the order that leaves a single remove one compare.)
   Call batch_of_one_as_single(Call call, std::size_t capacity) const {
-    return !rules_.batch_entry_status && capacity == 1 ? Call::single : call;
+    return call == Call::batch && capacity == 1 && !rules_.batch_entry_status ? Call::single : call;
   }
   void check_invariant();
+  // The feed (io_feed.hpp), all under the lock: hand a waiter its wake-up (through the feed
+  // for the watcher), move the feed's ready completions in by transition 1, and keep one
+  // waiter watching wherever a completion would be handed out.
+  void wake_waiter(Waiter& waiter, WakeList& wake);
+  void insert_locked(const Packet& packet, WakeList& wake);
+  void absorb(WakeList& wake);
+  void rewatch(WakeList& wake);
+  bool watch_wanted() const { return top_ != nullptr && active_ < gate_ && !closed_; }
+  enum class Watch { watching, packet, resigned, timed_out };
+  Watch watch(Waiter& waiter, Association& self, const Clock::time_point* deadline);
 
   mutable PortLock mutex_;  // spins briefly before sleeping (port_lock.hpp)
   const unsigned concurrency_;  // M
@@ -141,6 +164,11 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   Waiter* bottom_ = nullptr;  // the oldest (the fifo_wakeup mutant takes this one)
   std::uint64_t over_limit_since_ns_ = 0;
   PortCounters counters_{.available = true};
+  IoFeed* feed_ = nullptr;
+  Waiter* watcher_ = nullptr;  // the waiter that waits on the feed, or asked to (ready == 2)
+  // A completion would find a waiter and nobody watches: the feed's next submit starts one
+  // (written under the lock, read by feed_submitted() without it).
+  std::atomic<bool> unwatched_{false};
 };
 
 namespace {
@@ -229,6 +257,7 @@ Waiter* EmulatedPortCore::pop_waiter() {
 }
 
 void EmulatedPortCore::unlink_waiter(Waiter& waiter) {
+  if (&waiter == watcher_) watcher_ = nullptr;
   if (waiter.above != nullptr) {
     waiter.above->below = waiter.below;
   } else {
@@ -266,14 +295,79 @@ void EmulatedPortCore::activate(WakeList& wake, unsigned gate) {
     waiter->status = RemoveStatus::ok;
     increment_active(Gate::checked);
     ++counters_.handoffs;
-    waiter->ready.store(1, std::memory_order_release);
-    wake.add(&waiter->ready);
+    wake_waiter(*waiter, wake);
   }
+}
+
+void EmulatedPortCore::wake_waiter(Waiter& waiter, WakeList& wake) {
+  const bool watching = waiter.watching;  // read first: once `ready` is set the node may go
+  waiter.watching = false;
+  waiter.ready.store(1, std::memory_order_release);
+  if (watching) {
+    wake.add_feed(feed_);
+  } else {
+    wake.add(&waiter.ready);
+  }
+}
+
+void EmulatedPortCore::insert_locked(const Packet& packet, WakeList& wake) {
+  if (top_ != nullptr && active_ < gate_) {
+    Waiter* waiter = pop_waiter();
+    waiter->out[0] = packet;
+    waiter->filled = 1;
+    waiter->status = RemoveStatus::ok;
+    increment_active(Gate::checked);
+    ++counters_.handoffs;
+    wake_waiter(*waiter, wake);
+    return;
+  }
+  queue_.push_back(packet);
+  ++counters_.queued;
+  if (queue_.size() > counters_.max_depth) counters_.max_depth = queue_.size();
+}
+
+// The feed's completions are packets the kernel would have inserted already: insert them now,
+// in the order they completed, before the caller's own transition.
+void EmulatedPortCore::absorb(WakeList& wake) {
+  if (feed_ == nullptr || closed_) return;
+  std::array<Packet, 32> batch;
+  for (;;) {
+    const std::size_t n = feed_->harvest(batch.data(), batch.size());
+    for (std::size_t i = 0; i < n; ++i) insert_locked(batch[i], wake);
+    if (n < batch.size()) break;
+  }
+}
+
+// One waiter watches the feed while a completion would be handed to a waiter. The newest is
+// asked (its futex word set to 2): a completion goes to it first anyway. unwatched_ is set
+// before in_flight() is read, and a submitter sets in_flight before reading unwatched_, so one
+// of the two always sees the other (feed_submitted()).
+void EmulatedPortCore::rewatch(WakeList& wake) {
+  if (feed_ == nullptr) return;
+  if (!watch_wanted() || watcher_ != nullptr) {
+    unwatched_.store(false, std::memory_order_relaxed);
+    return;
+  }
+  unwatched_.store(true, std::memory_order_seq_cst);
+  if (!feed_->in_flight()) return;
+  unwatched_.store(false, std::memory_order_relaxed);
+  watcher_ = top_;
+  watcher_->ready.store(2, std::memory_order_release);
+  wake.add(&watcher_->ready);
 }
 
 bool EmulatedPortCore::post(const Packet& packet) {
   std::unique_lock lock(mutex_);
   if (closed_) return false;
+  if (feed_ != nullptr) {  // the watcher is woken through the feed, and may need a successor
+    WakeList wake;
+    insert_locked(packet, wake);
+    rewatch(wake);
+    check_invariant();
+    lock.unlock();
+    wake.wake_all();
+    return true;
+  }
   if (top_ != nullptr && active_ < gate_) {
     Waiter* waiter = pop_waiter();
     waiter->out[0] = packet;
@@ -299,9 +393,22 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
                                       Timeout timeout, Call call) {
   filled = 0;
   Association& self = this_thread_association();
-  if (!rules_.closed_check_first && self.core.get() != this) self.leave();  // the D1 mutant
+  if (self.core.get() != this && !rules_.closed_check_first) self.leave();  // the D1 mutant
   std::unique_lock lock(mutex_);
   if (closed_) return RemoveStatus::invalid_handle;  // D1: the old association stays as it was
+  if (feed_ != nullptr) {
+    // Completions the kernel would have queued while this thread ran (it still holds its
+    // slot, so they queue here too, unless they find a waiter).
+    WakeList wake;
+    absorb(wake);
+    rewatch(wake);
+    if (!wake.empty()) {
+      lock.unlock();
+      wake.wake_all();
+      lock.lock();
+      if (closed_) return RemoveStatus::invalid_handle;
+    }
+  }
   if (self.core.get() != this) {
     // 3a: leaving another port activates it. Its lock is taken with ours dropped (one lock at
     // a time, no lock order); a close meanwhile fails this call after the move, as a close
@@ -313,7 +420,7 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
     self.core = shared_from_this();
   } else if (self.state == ThreadState::released) {
     decrement_active();
-    for (; self.extra_slots > 0; --self.extra_slots) decrement_active();
+    if (self.extra_slots > 0) [[unlikely]] release_extra_slots(self);
   }
 
   if (!queue_.empty() && active_ < gate_) {  // 3b
@@ -340,6 +447,16 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   waiter.capacity = capacity;
   push_waiter(waiter);
   self.state = ThreadState::waiting;
+  // With a feed, the newest waiter watches it while a completion would come to a waiter.
+  bool watching = false;
+  if (feed_ != nullptr && watcher_ == nullptr && watch_wanted()) {
+    unwatched_.store(true, std::memory_order_seq_cst);  // see rewatch()
+    if (feed_->in_flight()) {
+      unwatched_.store(false, std::memory_order_relaxed);
+      watcher_ = &waiter;
+      waiter.watching = watching = true;
+    }
+  }
   lock.unlock();
 
   Clock::time_point deadline{};
@@ -348,13 +465,34 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
     deadline = Clock::now() + timeout;
     deadline_ptr = &deadline;
   }
-  while (waiter.ready.load(std::memory_order_acquire) == 0) {
+  for (;;) {
+    if (watching) {
+      if (watch(waiter, self, deadline_ptr) == Watch::timed_out) return RemoveStatus::timeout;
+      watching = false;  // handed a packet (below), or resigned: back to the futex
+      continue;
+    }
+    const std::uint32_t word = waiter.ready.load(std::memory_order_acquire);
+    if (word == 1) break;
+    if (word == 2) {  // asked to watch the feed (rewatch)
+      lock.lock();
+      if (waiter.ready.load(std::memory_order_relaxed) == 2) {
+        waiter.ready.store(0, std::memory_order_relaxed);
+        // Still asked (not detached meanwhile): watch. Otherwise just wait again.
+        if (watcher_ == &waiter && feed_ != nullptr) waiter.watching = watching = true;
+      }
+      lock.unlock();
+      continue;
+    }
     if (platform::futex_wait(waiter.ready, 0, deadline_ptr)) continue;
     lock.lock();  // deadline: unless a packet arrived meanwhile, leave W (transition 4)
     if (waiter.ready.load(std::memory_order_relaxed) == 0) {
       unlink_waiter(waiter);
       count_timed_out(self);
+      WakeList wake;
+      rewatch(wake);
       check_invariant();
+      lock.unlock();
+      wake.wake_all();
       return RemoveStatus::timeout;
     }
     lock.unlock();
@@ -382,6 +520,11 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   return status_of_call(batch_of_one_as_single(call, capacity), out);
 }
 
+// The batch_slot_per_entry mutant's thread gives back the slots its last batch took.
+void EmulatedPortCore::release_extra_slots(Association& self) {
+  for (; self.extra_slots > 0; --self.extra_slots) decrement_active();
+}
+
 // 3c and 4: a thread whose wait ended without a packet is counted (C++, no check against M),
 // and keeps that slot until its next GQCS or block. The timeout_not_counted mutant leaves it
 // associated but uncounted.
@@ -405,9 +548,68 @@ void EmulatedPortCore::close() {
       Waiter* waiter = pop_waiter();
       waiter->filled = 0;
       waiter->status = RemoveStatus::abandoned;
-      waiter->ready.store(1, std::memory_order_release);
-      wake.add(&waiter->ready);
+      wake_waiter(*waiter, wake);
     }
+  }
+  wake.wake_all();
+}
+
+// The watcher's wait: on the feed, moving in what it finds (transition 1: the newest waiter,
+// maybe itself, gets it), until a packet is handed to it, the deadline, or no completion
+// could be handed out any more (C reached M, or nothing is in flight): then it resigns and
+// waits on its futex like any waiter.
+EmulatedPortCore::Watch EmulatedPortCore::watch(Waiter& waiter, Association& self,
+                                                const Clock::time_point* deadline) {
+  // The feed is detached only once no thread waits in the port (the pool has exited).
+  IoFeed* const feed = feed_;
+  for (;;) {
+    feed->wait(deadline);
+    WakeList wake;
+    Watch outcome = Watch::watching;
+    {
+      std::lock_guard lock(mutex_);
+      absorb(wake);
+      if (waiter.ready.load(std::memory_order_relaxed) != 0) {
+        // Handed a packet (or abandoned), maybe by this very absorb: the feed's interrupt in
+        // `wake` can only be for this thread, which is awake.
+        outcome = Watch::packet;
+        wake.drop_feed();
+      } else if (deadline != nullptr && Clock::now() >= *deadline) {
+        unlink_waiter(waiter);
+        count_timed_out(self);
+        outcome = Watch::timed_out;
+      } else if (closed_ || feed_ != feed || !watch_wanted() || !feed->in_flight()) {
+        waiter.watching = false;
+        if (watcher_ == &waiter) watcher_ = nullptr;
+        outcome = Watch::resigned;
+      }
+      rewatch(wake);
+      check_invariant();
+    }
+    wake.wake_all();
+    if (outcome != Watch::watching) return outcome;
+  }
+}
+
+bool EmulatedPortCore::attach_feed(IoFeed* feed) {
+  std::lock_guard lock(mutex_);
+  if (feed == nullptr && watcher_ != nullptr) {
+    // Detached under a waiting watcher (not the harness's order: it detaches after the pool
+    // exits): it resigns at its next look and waits on its futex.
+    if (feed_ != nullptr) feed_->interrupt();
+    watcher_ = nullptr;
+  }
+  feed_ = feed;
+  unwatched_.store(false, std::memory_order_relaxed);
+  return true;
+}
+
+void EmulatedPortCore::feed_submitted() {
+  if (!unwatched_.load(std::memory_order_seq_cst)) return;
+  WakeList wake;
+  {
+    std::lock_guard lock(mutex_);
+    rewatch(wake);
   }
   wake.wake_all();
 }
@@ -424,12 +626,14 @@ void EmulatedPortCore::thread_stops_counting(StopReason reason, unsigned slots) 
   {
     std::lock_guard lock(mutex_);
     if (closed_) return;
+    absorb(wake);  // before the slot is given up: what completed meanwhile queued behind E
     for (unsigned i = 0; i < slots; ++i) decrement_active();
     if (reason == StopReason::leave) {
       activate(wake, gate_);
     } else if (rules_.block_activates) {
       activate(wake, block_gate_);
     }
+    rewatch(wake);
     check_invariant();
   }
   wake.wake_all();
@@ -501,5 +705,7 @@ RemoveStatus EmulatedPort::remove_batch(std::span<Packet> out, std::size_t& remo
 std::optional<std::size_t> EmulatedPort::depth() const { return core_->depth(); }
 void EmulatedPort::close() { core_->close(); }
 PortCounters EmulatedPort::counters() const { return core_->counters(); }
+bool EmulatedPort::attach_feed(IoFeed* feed) { return core_->attach_feed(feed); }
+void EmulatedPort::feed_submitted() { core_->feed_submitted(); }
 
 }  // namespace iocpbench::port
