@@ -83,6 +83,8 @@ class FileWorkload final : public Workload {
           static_cast<unsigned>((params_.outstanding + rings - 1) / rings);  // slots r, r+R, ..
       options.roles = env.roles;
       options.own_thread = env.worker_ports.empty();
+      // Shared port only: per-thread ports are already read by their own worker (pump).
+      options.port_reads = params_.completion_path == CompletionPath::port;
       sources_.push_back(io::make_completion_source(options));
     }
   }
@@ -176,6 +178,14 @@ class FileWorkload final : public Workload {
               {"max_batch", s.max_batch},
               {"post_failures", s.post_failures},
               {"dropped_at_stop", s.dropped_at_stop}}}};
+  }
+
+  // The port path: a worker's own submissions are in flight in the ring, and io_uring cancels
+  // a thread's requests when it exits; conservatively, no worker leaves while any I/O is in
+  // flight. (The thread path's completion thread is the only submitter: nothing to cancel.)
+  bool worker_has_io_pending(unsigned) const override {
+    return params_.completion_path == CompletionPath::port && env_.worker_ports.empty() &&
+           outstanding_.load(std::memory_order_relaxed) > 0;
   }
 
   bool pumps(unsigned worker) const override {

@@ -86,8 +86,16 @@ void check_data_file_once(const DataFileRequest& r) {
   checked.insert(key);
 }
 
+CompletionPath parse_completion_path(const nlohmann::json& j) {
+  const std::string text = get_text(j, "completion_path", to_string(kDefaultCompletionPath));
+  if (text == "thread") return CompletionPath::thread;
+  if (text == "port") return CompletionPath::port;
+  throw BadInput{"--completion-path", "'" + text + "' is not thread or port"};
+}
+
 FileParams parse_file(const nlohmann::json& j) {
   FileParams p;
+  p.completion_path = parse_completion_path(j);
   p.path = get_text(j, "file", "");
   p.size_mib = get_count(j, "file_size_mib", p.size_mib, 1, 1 << 20);
   p.block_size = get_count(j, "block_size", p.block_size, 1, 16 << 20);
@@ -149,6 +157,7 @@ FileParams parse_file(const nlohmann::json& j) {
 
 SocketParams parse_socket(const nlohmann::json& j) {
   SocketParams p;
+  p.completion_path = parse_completion_path(j);
   p.connections = get_count(j, "connections", p.connections, 1, 1024);
   p.message_size = get_count(j, "message_size", p.message_size, 1, 1 << 20);
   p.in_flight = get_count(j, "messages_in_flight", p.in_flight, 1, 1024);
@@ -209,12 +218,23 @@ nlohmann::json to_json(const WorkloadParams& wp) {
             {"direct", p->direct}};
     if (p->skip_port_share > 0) j["skip_port_share"] = p->skip_port_share;
     if (p->overwrite) j["overwrite"] = true;
+    if (p->completion_path != kDefaultCompletionPath) {
+      j["completion_path"] = to_string(p->completion_path);
+    }
     return j;
   }
   const auto& s = std::get<SocketParams>(wp.params);
-  return {{"connections", s.connections},
-          {"message_size", s.message_size},
-          {"messages_in_flight", s.in_flight}};
+  nlohmann::json j = {{"connections", s.connections},
+                      {"message_size", s.message_size},
+                      {"messages_in_flight", s.in_flight}};
+  if (s.completion_path != kDefaultCompletionPath) {
+    j["completion_path"] = to_string(s.completion_path);
+  }
+  return j;
+}
+
+const char* to_string(CompletionPath path) {
+  return path == CompletionPath::port ? "port" : "thread";
 }
 
 std::string default_data_file(unsigned size_mib) {
@@ -268,6 +288,10 @@ void add_workload_flags(CLI::App& c, WorkloadFlags& f) {
   c.add_option("--message-size", f.message_size, "socket: bytes per message (default 64)");
   c.add_option("--messages-in-flight", f.messages_in_flight,
                "socket: messages in flight per connection (default 1)");
+  c.add_option("--completion-path", f.completion_path,
+               "file, socket, Linux: how I/O completions reach the port: thread (a completion "
+               "thread reaps io_uring and posts) | port (no thread: the port reads the ring "
+               "itself) (default thread)");
 }
 
 nlohmann::json workload_params_from_flags(const WorkloadFlags& f) {
@@ -306,6 +330,7 @@ nlohmann::json workload_params_from_flags(const WorkloadFlags& f) {
   if (!f.op.empty()) j["op"] = f.op;
   if (f.buffered) j["buffered"] = true;
   if (f.overwrite) j["overwrite"] = true;
+  if (!f.completion_path.empty()) j["completion_path"] = f.completion_path;
   return j;
 }
 

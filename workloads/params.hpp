@@ -22,6 +22,14 @@ struct PostParams {
 };
 
 enum class FilePattern { random, sequential };
+
+// How I/O completions reach the port on Linux (harness/io/completion_source.hpp): `thread`, a
+// completion thread that reaps the ring and posts; `port`, no thread: the port reads the ring
+// itself. Windows ignores it (the kernel queues completions into the port). Recorded in
+// workload_params and the point id only when not the default, so older results read as before.
+enum class CompletionPath { thread, port };
+inline constexpr CompletionPath kDefaultCompletionPath = CompletionPath::thread;
+const char* to_string(CompletionPath path);
 enum class FileOp { read, write, mixed };
 
 struct FileParams {
@@ -38,12 +46,14 @@ struct FileParams {
   double skip_port_share = 0;
   // --overwrite: consent to write (--op write/mixed) into a file iocpbench did not create.
   bool overwrite = false;
+  CompletionPath completion_path = kDefaultCompletionPath;  // --completion-path
 };
 
 struct SocketParams {
   unsigned connections = 16;
   unsigned message_size = 64;
   unsigned in_flight = 1;  // messages in flight per connection
+  CompletionPath completion_path = kDefaultCompletionPath;  // --completion-path
 };
 
 struct WorkloadParams {
@@ -73,7 +83,7 @@ DataFileRequest data_file_request(const FileParams& params);
 // The workload flags of `run` (and `sweep`): raw text, empty when not given.
 struct WorkloadFlags {
   std::string posters, in_flight, latency_sample_every, file, file_size_mib, block_size, pattern, op, outstanding,
-      connections, message_size, messages_in_flight, skip_port_share;
+      connections, message_size, messages_in_flight, skip_port_share, completion_path;
   bool buffered = false;
   bool overwrite = false;
 };

@@ -130,6 +130,7 @@ class SocketWorkload final : public Workload {
     options.port = env.port;
     options.max_ops = 2 * n;
     options.roles = env.roles;
+    options.port_reads = params_.completion_path == CompletionPath::port;
     source_ = io::make_completion_source(options);
   }
 
@@ -251,6 +252,12 @@ class SocketWorkload final : public Workload {
               {"post_failures", s.post_failures},
               {"dropped_at_stop", s.dropped_at_stop}}},
             {"load_generator", {{"design", generator_description_}}}};
+  }
+
+  // The port path: workers submit the echoes and receives, which io_uring ties to the
+  // submitting thread; conservatively no worker of a self-sizing pool leaves while any is armed.
+  bool worker_has_io_pending(unsigned) const override {
+    return params_.completion_path == CompletionPath::port;
   }
 
   std::string stall_report() const override {

@@ -11,6 +11,16 @@
 // io_uring_enter; a submitter that finds it parked rings a doorbell: an eventfd whose read is
 // kept armed in the ring. The thread enrols as the `completion_source` role so its CPU time and
 // context switches are reported apart from the workers'.
+//
+// The port path (SourceOptions::port_reads, `--completion-path port`): no completion thread.
+// The source is the port's I/O feed (port/io_feed.hpp): the worker that handles a completion
+// submits the next operation itself (io_uring_submit under a short submission lock, as
+// ReadFile/WSARecv issue from the calling thread); the emulated port harvests ready CQEs on
+// every remove and, while a completion would be handed to a waiter, lets its newest waiter
+// wait on the ring (io_uring_enter) and insert what completes by the port's own rule. A
+// handoff to that watcher rings the doorbell eventfd instead of its futex. Kernel and ring
+// features used are in describe(). A port that takes no feed gets the thread path, and
+// describe() says so.
 
 #include <chrono>
 #include <cstdint>
@@ -60,6 +70,9 @@ struct SourceOptions {
   // no thread hop between the ring and the port). The ring is then set up without
   // SINGLE_ISSUER (it is created on one thread and used from another).
   bool own_thread = true;
+  // With own_thread: no completion thread; the port reads the ring itself (above). Falls back
+  // to the completion thread where the port takes no feed or the kernel lacks what it needs.
+  bool port_reads = false;
 };
 
 struct SourceStats {

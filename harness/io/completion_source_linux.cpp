@@ -2,6 +2,7 @@
 
 #include <liburing.h>
 #include <sys/eventfd.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +16,7 @@
 
 #include "io/completion_source.hpp"
 #include "metrics/clock.hpp"
+#include "port/io_feed.hpp"
 
 namespace iocpbench::io {
 namespace {
@@ -118,6 +120,7 @@ class UringSource final : public CompletionSource {
   }
 
   std::string describe() const override { return description_; }
+  void note(const std::string& prefix) { description_ = prefix + description_; }
 
  private:
   void ring_doorbell() {
@@ -366,9 +369,306 @@ class UringSource final : public CompletionSource {
       max_batch_{0}, post_failures_{0}, dropped_{0};
 };
 
+
+// What the kernel offers that the port path relies on or records.
+std::string kernel_release() {
+  utsname u{};
+  return ::uname(&u) == 0 ? std::string(u.release) : std::string("unknown");
+}
+
+std::string feature_names(unsigned features) {
+  struct Name {
+    unsigned bit;
+    const char* name;
+  };
+  const Name names[] = {{IORING_FEAT_SINGLE_MMAP, "SINGLE_MMAP"}, {IORING_FEAT_NODROP, "NODROP"},
+                        {IORING_FEAT_SUBMIT_STABLE, "SUBMIT_STABLE"},
+                        {IORING_FEAT_FAST_POLL, "FAST_POLL"}, {IORING_FEAT_EXT_ARG, "EXT_ARG"},
+                        {IORING_FEAT_NATIVE_WORKERS, "NATIVE_WORKERS"}};
+  std::string text;
+  for (const auto& n : names) {
+    if ((features & n.bit) == 0) continue;
+    if (!text.empty()) text += '|';
+    text += n.name;
+  }
+  return text.empty() ? "none" : text;
+}
+
+// The port path (completion_source.hpp): the ring is the port's feed; no thread of its own.
+// Submission (any worker) is under sq_mutex_; the completion queue is read only under the
+// port's lock (harvest) and waited on by one watcher at a time (wait), which only peeks.
+class FeedSource final : public CompletionSource, public port::IoFeed {
+ public:
+  explicit FeedSource(const SourceOptions& options) : options_(options) {
+    follow_.reserve(options_.max_ops + 16);
+    doorbell_fd_ = ::eventfd(0, EFD_CLOEXEC);  // blocking: the ring's read waits for a write
+    if (doorbell_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
+    const unsigned entries = round_up_pow2(options_.max_ops + 8);
+    io_uring_params params{};
+    // No SINGLE_ISSUER/DEFER_TASKRUN (every worker submits) and no COOP_TASKRUN: a completion's
+    // task work runs in its submitter, and without an interrupt a submitter asleep in the port
+    // would never run it.
+    params.flags = IORING_SETUP_CQSIZE;
+    params.cq_entries = entries * 2;
+    const int rc = io_uring_queue_init_params(entries, &ring_, &params);
+    if (rc < 0) {
+      ::close(doorbell_fd_);
+      throw std::runtime_error(std::string("io_uring_queue_init: ") + std::strerror(-rc));
+    }
+    // A timed wait must not take an SQE (the watcher does not hold the submission lock).
+    if ((params.features & IORING_FEAT_EXT_ARG) == 0) {
+      io_uring_queue_exit(&ring_);
+      ::close(doorbell_fd_);
+      throw std::runtime_error("io_uring lacks IORING_FEAT_EXT_ARG (kernel 5.11+)");
+    }
+    ring_ready_ = true;
+    {
+      std::lock_guard lock(sq_mutex_);
+      arm_doorbell();
+      io_uring_submit(&ring_);
+    }
+    description_ = "io_uring read by the port itself, no completion thread (--completion-path "
+                   "port): workers submit their own next I/O; every remove harvests ready CQEs; "
+                   "while a completion would go to a waiter the newest waiter waits on the ring "
+                   "(io_uring_enter) and inserts what completes by the port's rule; setup none "
+                   "(task work runs in the submitter); " + std::to_string(entries) +
+                   " entries; kernel " + kernel_release() + "; io_uring features " +
+                   feature_names(params.features);
+  }
+
+  ~FeedSource() override {
+    stop();
+    if (ring_ready_) io_uring_queue_exit(&ring_);
+    if (doorbell_fd_ >= 0) ::close(doorbell_fd_);
+  }
+
+  bool attach() { return attached_ = options_.port->attach_feed(this); }
+
+  // ---- CompletionSource ----
+  void submit(IoOp& op) override {
+    {
+      std::lock_guard lock(sq_mutex_);
+      prep(op);
+      io_uring_submit(&ring_);
+      ++enters_;
+    }
+    options_.port->feed_submitted();
+  }
+
+  void stop() override {
+    if (stopped_) return;
+    stopped_ = true;
+    if (attached_) options_.port->attach_feed(nullptr);
+    attached_ = false;
+    // Cancel what is in flight and wait (at most a second) for it, so no buffer is written
+    // after its owner frees it.
+    std::lock_guard lock(sq_mutex_);
+    io_uring_sqe* sqe = get_sqe();
+    io_uring_prep_cancel(sqe, nullptr, IORING_ASYNC_CANCEL_ANY);
+    io_uring_sqe_set_data64(sqe, kCancelTag);
+    io_uring_submit(&ring_);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while ((in_flight_.load() > 0 || doorbell_armed_) &&
+           std::chrono::steady_clock::now() < deadline) {
+      __kernel_timespec ts{0, 10'000'000};
+      io_uring_cqe* cqe = nullptr;
+      io_uring_wait_cqe_timeout(&ring_, &cqe, &ts);
+      drop_ready();
+    }
+  }
+
+  SourceStats stats() const override {
+    SourceStats s;
+    s.completions = completions_.load(std::memory_order_relaxed);
+    s.posted = posted_.load(std::memory_order_relaxed);
+    s.enters = enters_.load(std::memory_order_relaxed) + waits_.load(std::memory_order_relaxed);
+    s.parks = waits_.load(std::memory_order_relaxed);
+    s.doorbells = doorbells_.load(std::memory_order_relaxed);
+    s.max_batch = max_batch_.load(std::memory_order_relaxed);
+    return s;
+  }
+
+  std::string describe() const override { return description_; }
+
+  // ---- port::IoFeed (harvest under the port's lock) ----
+  std::size_t harvest(port::Packet* out, std::size_t capacity) override {
+    unsigned head = 0;
+    unsigned seen = 0;
+    std::size_t n = 0;
+    bool rearm = false;
+    std::uint64_t stamp = 0;
+    io_uring_cqe* cqe = nullptr;
+    io_uring_for_each_cqe(&ring_, head, cqe) {
+      if (n == capacity) break;
+      ++seen;
+      const std::uint64_t tag = io_uring_cqe_get_data64(cqe);
+      if (tag == kDoorbellTag) {
+        rearm = true;
+        continue;
+      }
+      if (tag == kCancelTag) continue;
+      auto* op = reinterpret_cast<IoOp*>(io_uring_cqe_get_data(cqe));
+      in_flight_.fetch_sub(1, std::memory_order_relaxed);
+      completions_.fetch_add(1, std::memory_order_relaxed);
+      op->result = cqe->res;
+      if (!op->to_port && cqe->res > 0) {  // a send the source finishes (completion_source.hpp)
+        op->done += static_cast<std::uint32_t>(cqe->res);
+        if (op->done >= op->len) {
+          if (op->then != nullptr) follow_.push_back(op->then);
+          continue;
+        }
+        if (op->linked == nullptr) {
+          follow_.push_back(op);  // a short send: the rest
+          continue;
+        }
+      }
+      if (stamp == 0) stamp = metrics::now_ns();  // one clock read per harvest
+      op->t_insert_ns = stamp;
+      port::Packet& packet = out[n++];
+      packet.bytes = cqe->res > 0 ? static_cast<std::uint32_t>(cqe->res) : 0;
+      packet.status =
+          cqe->res < 0 ? static_cast<std::uint32_t>(-cqe->res) : (!op->to_port ? EPIPE : 0);
+      if (!op->to_port) packet.bytes = op->done;
+      packet.key = op->key;
+      packet.context = op;
+    }
+    if (seen > 0) io_uring_cq_advance(&ring_, seen);
+    if (rearm || !follow_.empty()) {
+      std::lock_guard lock(sq_mutex_);
+      if (rearm) {  // the read took the eventfd's count: one armed read, re-armed here
+        doorbell_armed_ = false;
+        if (!stopped_) arm_doorbell();
+      }
+      for (IoOp* op : follow_) prep(*op);
+      follow_.clear();
+      io_uring_submit(&ring_);
+      ++enters_;
+    }
+    posted_.fetch_add(n, std::memory_order_relaxed);
+    if (n > max_batch_.load(std::memory_order_relaxed)) {
+      max_batch_.store(n, std::memory_order_relaxed);
+    }
+    return n;
+  }
+
+  bool in_flight() const override { return in_flight_.load(std::memory_order_seq_cst) > 0; }
+
+  void wait(const platform::Clock::time_point* deadline) override {
+    io_uring_cqe* cqe = nullptr;
+    if (io_uring_cq_ready(&ring_) > 0) return;
+    waits_.fetch_add(1, std::memory_order_relaxed);
+    if (deadline == nullptr) {
+      io_uring_wait_cqe(&ring_, &cqe);
+      return;
+    }
+    const auto left = *deadline - platform::Clock::now();
+    if (left <= platform::Clock::duration::zero()) return;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+    __kernel_timespec ts{ns / 1'000'000'000, ns % 1'000'000'000};
+    io_uring_wait_cqe_timeout(&ring_, &cqe, &ts);  // EXT_ARG: no SQE taken
+  }
+
+  void interrupt() override {
+    doorbells_.fetch_add(1, std::memory_order_relaxed);
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto n = ::write(doorbell_fd_, &one, sizeof one);
+  }
+
+ private:
+  io_uring_sqe* get_sqe() {  // under sq_mutex_
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    while (sqe == nullptr) {  // cannot happen with max_ops respected, but never lose an op
+      io_uring_submit(&ring_);
+      sqe = io_uring_get_sqe(&ring_);
+    }
+    return sqe;
+  }
+
+  void prep(IoOp& op) {  // under sq_mutex_
+    io_uring_sqe* sqe = get_sqe();
+    auto* buf = static_cast<char*>(op.buf) + op.done;
+    const unsigned len = op.len - op.done;
+    switch (op.kind) {
+      case IoOp::Kind::read:
+        io_uring_prep_read(sqe, op.fd, buf, len, op.offset + op.done);
+        break;
+      case IoOp::Kind::write:
+        io_uring_prep_write(sqe, op.fd, buf, len, op.offset + op.done);
+        break;
+      case IoOp::Kind::recv:
+        io_uring_prep_recv(sqe, op.fd, buf, len, 0);
+        break;
+      case IoOp::Kind::send:
+        io_uring_prep_send(sqe, op.fd, buf, len, MSG_NOSIGNAL | MSG_WAITALL);
+        break;
+    }
+    io_uring_sqe_set_data(sqe, &op);
+    in_flight_.fetch_add(1, std::memory_order_seq_cst);  // before the port's watcher check
+    if (op.linked != nullptr) {
+      sqe->flags |= IOSQE_IO_LINK;
+      prep(*op.linked);
+    }
+  }
+
+  void arm_doorbell() {  // under sq_mutex_
+    io_uring_sqe* sqe = get_sqe();
+    io_uring_prep_read(sqe, doorbell_fd_, &doorbell_value_, sizeof doorbell_value_, 0);
+    io_uring_sqe_set_data64(sqe, kDoorbellTag);
+    doorbell_armed_ = true;
+  }
+
+  // At stop, detached from the port: completions are dropped.
+  void drop_ready() {
+    unsigned head = 0;
+    unsigned seen = 0;
+    io_uring_cqe* cqe = nullptr;
+    io_uring_for_each_cqe(&ring_, head, cqe) {
+      ++seen;
+      const std::uint64_t tag = io_uring_cqe_get_data64(cqe);
+      if (tag == kDoorbellTag) {
+        doorbell_armed_ = false;
+      } else if (tag != kCancelTag) {
+        in_flight_.fetch_sub(1, std::memory_order_relaxed);
+        completions_.fetch_add(1, std::memory_order_relaxed);
+        dropped_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    io_uring_cq_advance(&ring_, seen);
+  }
+
+  SourceOptions options_;
+  io_uring ring_{};
+  bool ring_ready_ = false;
+  bool attached_ = false;
+  bool stopped_ = false;
+  std::string description_;
+  int doorbell_fd_ = -1;
+  std::uint64_t doorbell_value_ = 0;
+  bool doorbell_armed_ = false;  // under sq_mutex_
+  std::mutex sq_mutex_;
+  std::vector<IoOp*> follow_;  // harvest's resubmissions (under the port's lock)
+  std::atomic<std::size_t> in_flight_{0};
+  std::atomic<std::uint64_t> completions_{0}, posted_{0}, enters_{0}, waits_{0}, doorbells_{0},
+      max_batch_{0}, dropped_{0};
+};
+
 }  // namespace
 
 std::unique_ptr<CompletionSource> make_completion_source(const SourceOptions& options) {
+  if (options.own_thread && options.port_reads) {
+    std::string why;
+    try {
+      auto feed = std::make_unique<FeedSource>(options);
+      if (feed->attach()) return feed;
+      why = "the port takes no I/O feed";
+    } catch (const std::runtime_error& e) {
+      why = e.what();
+    }
+    // The thread path, saying why (describe()).
+    auto source = std::make_unique<UringSource>(options);
+    source->note("--completion-path port not available (" + why + "): ");
+    return source;
+  }
   return std::make_unique<UringSource>(options);
 }
 

@@ -16,6 +16,8 @@
 
 namespace iocpbench::port {
 
+class IoFeed;  // io_feed.hpp
+
 class CompletionPort {
  public:
   virtual ~CompletionPort() = default;
@@ -43,6 +45,14 @@ class CompletionPort {
   virtual void close() = 0;
 
   virtual PortCounters counters() const = 0;
+
+  // I/O completions this port reads itself (io_feed.hpp); nullptr detaches the feed, which
+  // must outlive its attachment. False where the backend takes none: the kernel's IOCP queues
+  // completions itself, and the comparison dispatchers have no waiter stack to hand them to.
+  virtual bool attach_feed(IoFeed* /*feed*/) { return false; }
+  // The feed's owner, after it submitted an operation: a port that keeps a watcher starts one
+  // where a completion would now find a waiter and nobody watches. Cheap when there is one.
+  virtual void feed_submitted() {}
 };
 
 // emulated_fifo_wakeup, emulated_no_cap, emulated_no_block_release: the emulated port with one

@@ -27,6 +27,8 @@ class EmulatedPort final : public CompletionPort {
   std::optional<std::size_t> depth() const override;
   void close() override;
   PortCounters counters() const override;
+  bool attach_feed(IoFeed* feed) override;
+  void feed_submitted() override;
 
  private:
   // Shared with the thread associations, which may outlive this handle (a thread's exit still

@@ -18,6 +18,7 @@
 #include "run/blocking_io.hpp"
 #include "run/cpu_work.hpp"
 #include "run/pool.hpp"
+#include "run/switch_attribution.hpp"
 #include "run/watchdog.hpp"
 #include "run/working_set.hpp"
 #include "sweep/statistics.hpp"
@@ -371,6 +372,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
           result.ops == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(result.ops));
     }
     record_blocking(result, handler, handler_times);
+    result.handler_blocks = spec.blocking_kind == "io" ? result.block_reads : handler_times.handlers;
 
     const std::uint64_t workload_errors = workload->errors();
     result.errors =
@@ -415,6 +417,26 @@ nlohmann::json usage_json(const metrics::Usage& u) {
   return {{"voluntary", u.voluntary}, {"involuntary", u.involuntary}};
 }
 
+// The counted switches split into the IOCP model's and the emulation's (switch_attribution.hpp);
+// null where the OS cannot count them.
+nlohmann::json switch_attribution(const RunResult& r, const metrics::Usage& other) {
+  if (metrics::context_switches_unavailable()) return nullptr;
+  const auto role = [&r](metrics::Role which) { return r.by_role[static_cast<int>(which)]; };
+  SwitchCounts counts;
+  counts.workers_voluntary = role(metrics::Role::workers).voluntary;
+  counts.workers_involuntary = role(metrics::Role::workers).involuntary;
+  counts.source_voluntary = role(metrics::Role::completion_source).voluntary;
+  counts.source_involuntary = role(metrics::Role::completion_source).involuntary;
+  const metrics::Usage generator = role(metrics::Role::load_generator);
+  counts.load_generator = generator.voluntary + generator.involuntary;
+  counts.other = other.voluntary + other.involuntary;
+  counts.handoffs = r.port_counters.handoffs;
+  counts.handler_blocks = r.handler_blocks;
+  counts.over_limit_s = r.port_counters.over_limit_s;
+  counts.window_s = r.seconds;
+  return attribute_switches(counts);
+}
+
 }  // namespace
 
 nlohmann::json run_to_json(const RunResult& r) {
@@ -450,6 +472,7 @@ nlohmann::json run_to_json(const RunResult& r) {
         {"involuntary", r.process.involuntary},
         {"by_role", by_role},
         {"other", usage_json(other)},
+        {"attribution", switch_attribution(r, other)},
         {"method", metrics::usage_method()}}},
       {"latency_us", metrics::to_json(r.latency)},
       {"latency_source", r.latency_source},

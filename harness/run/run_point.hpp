@@ -91,6 +91,7 @@ struct RunResult {
   nlohmann::json handler_time;               // the parts and their method (handler_time_json)
   double achieved_outstanding = 0;
   std::uint64_t block_reads = 0;
+  std::uint64_t handler_blocks = 0;  // blocking calls of the handlers in the window
   nlohmann::json work_calibration;
   std::uint64_t errors = 0;
   nlohmann::json error_detail;

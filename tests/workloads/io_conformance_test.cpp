@@ -1,0 +1,323 @@
+// I/O-driven conformance (issue 15): completions of real io_uring operations (loopback socket
+// pairs, a real file) obey the port's rules as posted packets do, on the port path
+// (`--completion-path port`, no completion thread: the emulated port reads the ring itself).
+// - a completion that finds a waiter while C < M goes to it (nobody leaves it in the ring),
+//   and to the newest waiter;
+// - a completion that arrives while C = M waits, and a blocking handler releases a waiter for it;
+// - whole runs (file and socket, C = N, pool 2N+2, b = 0): the N busiest threads take >= 95%
+//   of the completions (the LIFO signature) and C never exceeds M (no resume window at b = 0).
+// Every wait is bounded (a lost completion fails the test instead of hanging it); nothing
+// asserts a duration.
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <string>
+
+#include "io/completion_source.hpp"
+#include "platform/platform.hpp"
+#include "port/blocking_region.hpp"
+#include "port/completion_port.hpp"
+#include "port/port_actor.hpp"
+#include "run/run_point.hpp"
+#include "run/switch_attribution.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using iocpbench::io::IoOp;
+using iocpbench::port::CompletionPort;
+using iocpbench::port::Packet;
+using iocpbench::port::PortActor;
+using iocpbench::port::RemoveOutcome;
+using iocpbench::port::RemoveStatus;
+
+constexpr auto kBound = 10s;  // liveness bound on every wait; never a timing assertion
+
+// A connected AF_UNIX stream pair: a receive armed on `server` completes when `client` writes.
+struct SocketPair {
+  int server = -1, client = -1;
+  SocketPair() {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) throw std::runtime_error("socketpair");
+    server = fds[0];
+    client = fds[1];
+  }
+  ~SocketPair() {
+    ::close(server);
+    ::close(client);
+  }
+  void send_byte() const {
+    const char c = 'x';
+    ASSERT_EQ(::write(client, &c, 1), 1);
+  }
+};
+
+// An emulated port with concurrency M and the port-path source over it.
+struct Rig {
+  std::unique_ptr<CompletionPort> port;
+  std::unique_ptr<iocpbench::io::CompletionSource> source;
+  explicit Rig(unsigned m) {
+    iocpbench::port::PortOptions options;
+    options.concurrency = m;
+    options.check_invariants = true;
+    port = iocpbench::port::make_port(iocpbench::port::Backend::emulated, options);
+    iocpbench::io::SourceOptions so;
+    so.port = port.get();
+    so.max_ops = 16;
+    so.port_reads = true;
+    source = iocpbench::io::make_completion_source(so);
+  }
+  ~Rig() {
+    source.reset();  // detaches from the port first
+    port->close();
+  }
+};
+
+IoOp recv_op(int fd, char* buf, std::uintptr_t key) {
+  IoOp op;
+  op.kind = IoOp::Kind::recv;
+  op.fd = fd;
+  op.buf = buf;
+  op.len = 1;
+  op.key = key;
+  return op;
+}
+
+// Waits (bounded) until `n` threads sit in the port's wait stack: the port shows no depth of W,
+// so the test gives each actor's remove time to block, then checks it has not returned.
+void let_block(const std::future<RemoveOutcome>& f) {
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(f.wait_for(10ms), std::future_status::timeout) << "the remove returned early";
+  }
+}
+
+TEST(IoConformance, SourceIsThePortItself) {
+  Rig rig(2);
+  EXPECT_NE(rig.source->describe().find("read by the port itself"), std::string::npos)
+      << rig.source->describe();
+}
+
+// C < M with a waiter: the completion must reach the waiter though no thread runs in the port
+// (the old design's completion thread is gone; a design that left it in the ring fails here).
+TEST(IoConformance, CompletionFindsTheWaitingThread) {
+  Rig rig(2);
+  SocketPair pair;
+  char buf[1];
+  IoOp op = recv_op(pair.server, buf, 7);
+  PortActor waiter;
+  auto got = iocpbench::port::async_remove(waiter, *rig.port, std::chrono::duration_cast<iocpbench::port::Timeout>(kBound));
+  let_block(got);
+  rig.source->submit(op);  // armed after the thread waits: it was unwatched until now
+  let_block(got);          // nothing to receive yet
+  pair.send_byte();
+  ASSERT_EQ(got.wait_for(kBound), std::future_status::ready);
+  const RemoveOutcome out = got.get();
+  EXPECT_EQ(out.status, RemoveStatus::ok);
+  EXPECT_EQ(out.packet.key, 7u);
+  EXPECT_EQ(out.packet.bytes, 1u);
+  EXPECT_EQ(out.packet.context, &op);
+  EXPECT_EQ(rig.port->counters().invariant_violations, 0u);
+}
+
+// Two waiters, first A then B: the completion goes to B, the newest, as a post would.
+TEST(IoConformance, CompletionGoesToTheNewestWaiter) {
+  Rig rig(2);
+  SocketPair pair;
+  char buf[1];
+  IoOp op = recv_op(pair.server, buf, 1);
+  rig.source->submit(op);
+  PortActor a, b;
+  const auto bound = std::chrono::duration_cast<iocpbench::port::Timeout>(kBound);
+  auto got_a = iocpbench::port::async_remove(a, *rig.port, 1500ms);
+  let_block(got_a);
+  auto got_b = iocpbench::port::async_remove(b, *rig.port, bound);
+  let_block(got_b);
+  pair.send_byte();
+  ASSERT_EQ(got_b.wait_for(kBound), std::future_status::ready) << "the newest waiter got nothing";
+  EXPECT_EQ(got_b.get().status, RemoveStatus::ok);
+  ASSERT_EQ(got_a.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(got_a.get().status, RemoveStatus::timeout) << "the older waiter stays asleep";
+  EXPECT_EQ(rig.port->counters().invariant_violations, 0u);
+}
+
+// M = 1: A holds the slot (it took a packet and runs); B waits. A completion arriving now waits
+// (B must not get it: the cap). When A blocks, B is released for it.
+TEST(IoConformance, BlockingHandlerReleasesAWaiterForAQueuedCompletion) {
+  Rig rig(1);
+  SocketPair pair;
+  char buf1[1];
+  IoOp first = recv_op(pair.server, buf1, 1);
+  PortActor a, b;
+  rig.port->post(Packet{0, 0, 99, nullptr});
+  auto took = iocpbench::port::async_remove(a, *rig.port, 1s);
+  ASSERT_EQ(took.wait_for(kBound), std::future_status::ready);
+  ASSERT_EQ(took.get().packet.key, 99u);  // A is released: C = 1 = M
+
+  auto got_b = iocpbench::port::async_remove(b, *rig.port, std::chrono::duration_cast<iocpbench::port::Timeout>(kBound));
+  let_block(got_b);
+  rig.source->submit(first);
+  pair.send_byte();
+  // The completion is there (in the ring) but the cap holds: B stays asleep while A runs.
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_EQ(got_b.wait_for(10ms), std::future_status::timeout) << "B ran over the cap";
+  }
+  std::promise<void> unblock;
+  auto blocked = a.run([&unblock] {
+    iocpbench::port::BlockingRegion region;  // A blocks: activate
+    unblock.get_future().wait_for(kBound);
+  });
+  ASSERT_EQ(got_b.wait_for(kBound), std::future_status::ready) << "no waiter released";
+  const RemoveOutcome out = got_b.get();
+  EXPECT_EQ(out.status, RemoveStatus::ok);
+  EXPECT_EQ(out.packet.context, &first);
+  unblock.set_value();
+  ASSERT_EQ(blocked.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(rig.port->counters().invariant_violations, 0u);
+  EXPECT_LE(rig.port->counters().max_active, 2u) << "A's resume is the only way over M";
+}
+
+// A running thread that enters GQCS takes a completion that arrived meanwhile without
+// sleeping, and a waiter stays asleep (M = 1, A holds the slot).
+TEST(IoConformance, RunningThreadTakesTheCompletionItself) {
+  Rig rig(1);
+  SocketPair pair;
+  char buf[1];
+  IoOp op = recv_op(pair.server, buf, 5);
+  PortActor a, b;
+  rig.port->post(Packet{0, 0, 99, nullptr});
+  auto took = iocpbench::port::async_remove(a, *rig.port, 1s);
+  ASSERT_EQ(took.wait_for(kBound), std::future_status::ready);
+  auto got_b = iocpbench::port::async_remove(b, *rig.port, 1500ms);
+  let_block(got_b);
+  rig.source->submit(op);
+  pair.send_byte();
+  std::this_thread::sleep_for(50ms);  // (the completion lands in the ring; A still runs)
+  auto next = iocpbench::port::async_remove(a, *rig.port, 0ms);
+  ASSERT_EQ(next.wait_for(kBound), std::future_status::ready);
+  const RemoveOutcome out = next.get();
+  EXPECT_EQ(out.status, RemoveStatus::ok) << "A found nothing: the completion was not harvested";
+  EXPECT_EQ(out.packet.key, 5u);
+  ASSERT_EQ(got_b.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(got_b.get().status, RemoveStatus::timeout);
+}
+
+// ---- the attribution of counted switches (pure) ----
+
+TEST(SwitchAttribution, SplitsTheCountsByTheirCause) {
+  iocpbench::run::SwitchCounts c;
+  c.workers_voluntary = 1000;
+  c.workers_involuntary = 400;
+  c.source_voluntary = 300;
+  c.source_involuntary = 20;
+  c.other = 10;
+  c.handoffs = 600;
+  c.handler_blocks = 300;
+  c.over_limit_s = 0.25;
+  c.window_s = 1.0;
+  const nlohmann::json a = iocpbench::run::attribute_switches(c);
+  EXPECT_EQ(a["iocp_model"]["port_waits"], 600);
+  EXPECT_EQ(a["iocp_model"]["handler_blocks"], 300);
+  EXPECT_EQ(a["iocp_model"]["preempted_over_limit"], 100);  // 400 x 0.25
+  EXPECT_EQ(a["iocp_model"]["total"], 1000);
+  EXPECT_EQ(a["emulation"]["completion_thread"], 320);
+  EXPECT_EQ(a["emulation"]["workers_other_voluntary"], 100);
+  EXPECT_EQ(a["emulation"]["workers_preempted_by_it"], 300);  // min(300, 300 + 100)
+  EXPECT_EQ(a["emulation"]["total"], 720);
+  EXPECT_EQ(a["outside_port"]["total"], 10);
+  EXPECT_NEAR(a["emulation_share"].get<double>(), 720.0 / 1730.0, 1e-12);
+}
+
+// On a loaded machine workers are preempted by other processes: no emulation wake-up, no
+// emulation preemption.
+TEST(SwitchAttribution, PreemptionWithoutEmulationWakeUpsIsNotTheEmulations) {
+  iocpbench::run::SwitchCounts c;
+  c.workers_voluntary = 10;
+  c.workers_involuntary = 500;
+  c.handoffs = 10;
+  c.source_voluntary = 40;
+  c.window_s = 1.0;
+  const nlohmann::json a = iocpbench::run::attribute_switches(c);
+  EXPECT_EQ(a["emulation"]["workers_preempted_by_it"], 40);
+  EXPECT_EQ(a["outside_port"]["workers_preempted_otherwise"], 460);
+  EXPECT_EQ(a["emulation"]["total"], 80);
+}
+
+TEST(SwitchAttribution, HandoffsNeverClaimMoreThanTheWorkersSwitched) {
+  iocpbench::run::SwitchCounts c;
+  c.workers_voluntary = 50;  // a handoff to a waiter that had not gone to sleep yet
+  c.handoffs = 80;
+  c.handler_blocks = 10;
+  const nlohmann::json a = iocpbench::run::attribute_switches(c);
+  EXPECT_EQ(a["iocp_model"]["port_waits"], 50);
+  EXPECT_EQ(a["iocp_model"]["handler_blocks"], 0);
+  EXPECT_EQ(a["emulation"]["total"], 0);
+  EXPECT_TRUE(iocpbench::run::attribute_switches({})["emulation_share"].is_null())
+      << "nothing counted: no share, not 0";
+}
+
+// ---- whole runs ----
+
+unsigned n_cpus() { return iocpbench::platform::logical_cpus(); }
+
+std::string test_file() {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("iocpbench-io-conformance-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / "data.bin").string();
+}
+
+class Cleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(std::filesystem::path(test_file()).parent_path(), ec);
+  }
+};
+const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new Cleanup);
+
+iocpbench::run::PointSpec lifo_spec(const std::string& workload, nlohmann::json params) {
+  iocpbench::run::PointSpec spec;
+  spec.workload = workload;
+  params["completion_path"] = "port";
+  spec.workload_params = std::move(params);
+  spec.concurrency = {"N", 1, 0};
+  spec.concurrency_value = n_cpus();
+  spec.pool = iocpbench::sweep::CountSpec{"2N+2", 2, 2};
+  spec.pool_value = 2 * n_cpus() + 2;
+  spec.duration_s = 1.0;
+  spec.warmup_s = 0.2;
+  spec.work_us = 100;
+  return spec;
+}
+
+void expect_iocp_signature(const iocpbench::run::RunResult& r) {
+  ASSERT_EQ(r.errors, 0u) << r.error_detail.dump();
+  ASSERT_GT(r.ops, 0u);
+  EXPECT_NE(r.workload_stats.at("completion_source").at("design").get<std::string>().find(
+                "read by the port itself"),
+            std::string::npos);
+  double top = 0;
+  for (unsigned i = 0; i < n_cpus() && i < r.thread_shares.size(); ++i) top += r.thread_shares[i];
+  EXPECT_GE(top, 0.95) << "the N busiest threads took " << top << " of the completions";
+  EXPECT_LE(r.port_counters.max_active, n_cpus()) << "b = 0: no resume window, C <= M";
+}
+
+TEST(IoConformanceRun, FileLifoSignatureAndCap) {
+  expect_iocp_signature(iocpbench::run::run_point(
+      lifo_spec("file", {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 32}}),
+      nullptr));
+}
+
+TEST(IoConformanceRun, SocketLifoSignatureAndCap) {
+  expect_iocp_signature(
+      iocpbench::run::run_point(lifo_spec("socket", {{"connections", 16}}), nullptr));
+}
+
+}  // namespace
