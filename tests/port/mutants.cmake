@@ -4,6 +4,12 @@
 # --gtest_fail_fast: the first failure kills the mutant, so each run takes seconds.
 # Keep this list equal to kMutants in harness/port/port_factory.cpp
 # (port_mutant_list checks that it is).
+# Native builds only: the mutants are the emulated port's logic, the same on every OS, and the
+# cmake -P scripts below start the test program directly, which a cross build (MinGW-w64, run
+# under Wine) cannot do without its CMAKE_CROSSCOMPILING_EMULATOR.
+if(CMAKE_CROSSCOMPILING)
+  return()
+endif()
 set(IOCPBENCH_PORT_MUTANTS
   fifo_wakeup no_cap no_block_release release_all_on_block block_skips_activate
   timeout_not_counted resume_waits_for_slot batch_slot_per_entry close_does_not_wake
