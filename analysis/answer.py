@@ -124,6 +124,17 @@ def indistinguishable_keys(points: list[dict[str, Any]], threshold: float = THRE
     return {id(s.point) for a in answers(points, threshold) for s in a.indistinguishable}
 
 
+def few_runs_note(points: list[dict[str, Any]], enough: int = 5) -> str | None:
+    """A line for files whose points have fewer runs than the README recommends (the quick
+    sweep's default 2): their CIs are wide, so many settings look indistinguishable."""
+    counts = [len(run_values(p, METRIC)) for p in points]
+    fewest = min(counts) if counts else 0
+    if fewest >= enough:
+        return None
+    return (f"few runs: {fewest} a point at the least, so the CIs are wide and many settings look "
+            f"indistinguishable; --repetitions {enough} tells settings apart")
+
+
 def fmt_ratio(s: Setting | None) -> str:
     if s is None:
         return "not measured"
@@ -147,4 +158,7 @@ def text_table(points: list[dict[str, Any]], threshold: float = THRESHOLD) -> st
     lines.append(f"indistinguishable: settings whose throughput ratio to the best has a 95% CI reaching "
                  f"{1 - threshold:.2f}; pool N/2N/2N+2: ratio of the best [95% CI]"
                  + ("; * blocking ratio not within tolerance" if any("*" in r[2] for r in rows[1:]) else ""))
+    note = few_runs_note(points)
+    if note:
+        lines.append("note: " + note)
     return "\n".join(lines) + "\n"

@@ -280,7 +280,8 @@ def answer_section(res: Results) -> str:
             "pool, then concurrency, then context switches). The rules of thumb are at the port's default "
             "concurrency, as a ratio of the best's throughput (geometric means) with a 95% CI.</p>"
             '<table class="answer"><tr>' + "".join(f"<th>{E(h)}</th>" for h in head) + "</tr>"
-            + "".join(_answer_row(a) for a in rows) + "</table>")
+            + "".join(_answer_row(a) for a in rows) + "</table>"
+            + (f'<p class="warn">{E(note)}</p>' if (note := answer.few_runs_note(res.points)) else ""))
 
 
 def family_section(res: Results, fam: grid.Family, notes: list[str]) -> str:

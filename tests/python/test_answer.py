@@ -55,4 +55,6 @@ def test_text_table_and_cli(tmp_path: Path) -> None:
     assert lines[0].split()[:3] == ["workload", "b", "recommended"]
     assert len(lines) == 1 + 2 + 1  # header, one line per blocking ratio, the legend
     assert "indistinguishable" in lines[-1]
+    few = run_tool("answer", write_json(tmp_path / "few.json", make_results(reps=2)))
+    assert few.stdout.splitlines()[-1].startswith("note: few runs: 2 a point")
     assert run_tool("answer", tmp_path / "missing.json").returncode == 2
