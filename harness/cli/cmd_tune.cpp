@@ -303,13 +303,14 @@ CommandBody add_tune_command(CLI::App& app) {
       entry["indistinguishable"] = same;
       finals.push_back(std::move(entry));
     }
-    const bool too_noisy = choice.ci_half_width && *choice.ci_half_width * 100 > threshold;
+    const bool too_noisy = choice.ci_half_width && *choice.ci_half_width * 100 > tune::kNoisyCiFraction * threshold;
     if (too_noisy) {
-      char note[320];
+      char note[400];
       std::snprintf(note, sizeof(note),
-                    "  note: the final's 90%% CIs are +-%.1f%% wide (median), wider than the %g%% threshold: this "
-                    "machine was too noisy to show a smaller setting equivalent to the best; rerun when it is "
-                    "quieter, or with more --repetitions\n",
+                    "  note: the final's 90%% CIs are +-%.1f%% wide (median), over half the %g%% threshold: at this "
+                    "noise the rule seldom shows a smaller setting equivalent to the best, so reruns may recommend "
+                    "different settings (docs/tuning.md); rerun when the machine is quieter, or with more "
+                    "--repetitions\n",
                     *choice.ci_half_width * 100, threshold);
       std::cout << note;
     }

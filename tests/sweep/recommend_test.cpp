@@ -3,6 +3,7 @@
 // the final interleaved rounds) that measure how often the rule gives the right answer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -171,7 +172,8 @@ TEST(SelectFinalists, OneDisturbedSettingDoesNotWidenTheScreen) {
 // A whole tune run on simulated settings: `levels` are the true throughputs in the fixed order
 // (index 0 is the smallest setting); each run is level x lognormal noise of `cv`. Returns the
 // index the rule recommends.
-std::size_t simulate_tune(const std::vector<double>& levels, double cv, std::mt19937_64& rng) {
+std::size_t simulate_tune(const std::vector<double>& levels, double cv, std::mt19937_64& rng,
+                          double* ci_half_width = nullptr) {
   std::lognormal_distribution<double> noise(0, cv);
   auto measure = [&](std::vector<Candidate>& candidates, const std::vector<std::size_t>& which, unsigned rounds) {
     for (unsigned r = 0; r < rounds; ++r) {
@@ -193,7 +195,9 @@ std::size_t simulate_tune(const std::vector<double>& levels, double cv, std::mt1
   for (unsigned r = 0; r < kDefaultFinalRounds; ++r) {
     for (std::size_t i : each) finalists[i].throughput_by_round.push_back(final_levels[i] * noise(rng));
   }
-  return chosen[recommend(finalists, kDefaultThresholdPct).recommended];
+  const Choice choice = recommend(finalists, kDefaultThresholdPct);
+  if (ci_half_width) *ci_half_width = choice.ci_half_width.value_or(0);
+  return chosen[choice.recommended];
 }
 
 constexpr int kTrials = 2000;  // about 0.2 s
@@ -218,6 +222,29 @@ TEST(TuneSimulation, SkipsSmallerSettingsThatAreTenPercentSlower) {
   const double rate = static_cast<double>(third) / kTrials;
   std::printf("plateau's first setting chosen in %.1f%% of %d simulated tune runs (CV 4%%)\n", rate * 100, kTrials);
   EXPECT_GE(rate, 0.90);
+}
+
+// Not a check: the rates against the machine's noise, for docs/tuning.md. Run with
+//   sweep_unit_test --gtest_also_run_disabled_tests --gtest_filter='*RatesAgainstNoise'
+TEST(TuneSimulation, DISABLED_RatesAgainstNoise) {
+  for (const double cv : {0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.15, 0.30}) {
+    std::mt19937_64 rng(16);
+    const std::vector<double> equal(12, 1000.0);
+    std::vector<double> plateau(12, 1000.0);
+    plateau[0] = plateau[1] = 900;
+    int smallest = 0, third = 0;
+    std::vector<double> widths;
+    for (int t = 0; t < kTrials; ++t) {
+      double width = 0;
+      smallest += simulate_tune(equal, cv, rng, &width) == 0;
+      widths.push_back(width);
+      third += simulate_tune(plateau, cv, rng) == 2;
+    }
+    std::sort(widths.begin(), widths.end());
+    std::printf("CV %4.0f%%: smallest of 12 equal kept %5.1f%%, plateau's first chosen %5.1f%%, "
+                "median CI half-width %.1f%%\n",
+                cv * 100, 100.0 * smallest / kTrials, 100.0 * third / kTrials, 100 * widths[widths.size() / 2]);
+  }
 }
 
 TEST(Recommend, QueueingEstimate) {
