@@ -148,8 +148,8 @@ CommandBody add_tune_command(CLI::App& app) {
   std::snprintf(help, sizeof(help), "screening rounds: runs of each setting before the final (default %u)",
                 tune::kDefaultScreenRounds);
   command->add_option("--screen-repetitions", options->screen_repetitions, help);
-  std::snprintf(help, sizeof(help), "settings re-measured in the final phase, the screening's best included (default %zu)",
-                tune::kDefaultFinalists);
+  std::snprintf(help, sizeof(help), "settings re-measured in the final phase, the screening's best included (default %u)",
+                static_cast<unsigned>(tune::kDefaultFinalists));
   command->add_option("--finalists", options->finalists, help);
   command->add_flag("--quiet", options->quiet, "no progress display");
 
