@@ -10,8 +10,8 @@
 // "no limit"), so the faithful hot path does the same compare as before, and the other rules
 // are branches on a const member next to the lock, taken the same way on every packet
 // (predicted). A template would double the core's code and make the thread association
-// polymorphic for the sake of branches that cost nothing measurable (docs/port-semantics.md,
-// "Mutants", has the port_bench numbers before and after).
+// polymorphic for the sake of a few branches (docs/port-semantics.md, "Cost of the rules":
+// post executes the same instructions as before, remove 11 more of about 160).
 
 #include <optional>
 #include <span>
