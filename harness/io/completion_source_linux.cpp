@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <mutex>
@@ -404,13 +405,23 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     doorbell_fd_ = ::eventfd(0, EFD_CLOEXEC);  // blocking: the ring's read waits for a write
     if (doorbell_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
     const unsigned entries = round_up_pow2(options_.max_ops + 8);
+    // No SINGLE_ISSUER/DEFER_TASKRUN: every worker submits. A completion's task work runs in
+    // its submitter; COOP_TASKRUN spares a running submitter the interrupt (it runs the work at
+    // its next kernel entry: its next submit, or the next tick), and still wakes one asleep
+    // in the port (the kernel wakes an interruptible sleeper for task work either way).
+    // IOCPBENCH_PORT_PATH_IPI=1 sets it up without, for comparison.
+    const bool coop = std::getenv("IOCPBENCH_PORT_PATH_IPI") == nullptr;
     io_uring_params params{};
-    // No SINGLE_ISSUER/DEFER_TASKRUN (every worker submits) and no COOP_TASKRUN: a completion's
-    // task work runs in its submitter, and without an interrupt a submitter asleep in the port
-    // would never run it.
-    params.flags = IORING_SETUP_CQSIZE;
+    params.flags = IORING_SETUP_CQSIZE | (coop ? IORING_SETUP_COOP_TASKRUN : 0u);
     params.cq_entries = entries * 2;
-    const int rc = io_uring_queue_init_params(entries, &ring_, &params);
+    int rc = io_uring_queue_init_params(entries, &ring_, &params);
+    if (rc == -EINVAL && coop) {  // a kernel before 5.19
+      params = io_uring_params{};
+      params.flags = IORING_SETUP_CQSIZE;
+      params.cq_entries = entries * 2;
+      rc = io_uring_queue_init_params(entries, &ring_, &params);
+    }
+    const char* setup = (params.flags & IORING_SETUP_COOP_TASKRUN) ? "COOP_TASKRUN" : "none";
     if (rc < 0) {
       ::close(doorbell_fd_);
       throw std::runtime_error(std::string("io_uring_queue_init: ") + std::strerror(-rc));
@@ -430,8 +441,9 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     description_ = "io_uring read by the port itself, no completion thread (--completion-path "
                    "port): workers submit their own next I/O; every remove harvests ready CQEs; "
                    "while a completion would go to a waiter the newest waiter waits on the ring "
-                   "(io_uring_enter) and inserts what completes by the port's rule; setup none "
-                   "(task work runs in the submitter); " + std::to_string(entries) +
+                   "(io_uring_enter) and inserts what completes by the port's rule; setup " +
+                   std::string(setup) + " (task work runs in the submitter); " +
+                   std::to_string(entries) +
                    " entries; kernel " + kernel_release() + "; io_uring features " +
                    feature_names(params.features);
   }

@@ -166,6 +166,11 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   PortCounters counters_{.available = true};
   IoFeed* feed_ = nullptr;
   Waiter* watcher_ = nullptr;  // the waiter that waits on the feed, or asked to (ready == 2)
+  // A thread is in (or about to enter) the kernel's wait on the feed. Nobody else reads the
+  // feed meanwhile: the kernel wakes it for a completion that lands after its wait began, and a
+  // reader that took that completion (the doorbell of a handoff to it, say) first would leave
+  // it asleep. It reads the feed itself as soon as it wakes.
+  bool feed_sleeper_ = false;
   // A completion would find a waiter and nobody watches: the feed's next submit starts one
   // (written under the lock, read by feed_submitted() without it).
   std::atomic<bool> unwatched_{false};
@@ -329,7 +334,7 @@ void EmulatedPortCore::insert_locked(const Packet& packet, WakeList& wake) {
 // The feed's completions are packets the kernel would have inserted already: insert them now,
 // in the order they completed, before the caller's own transition.
 void EmulatedPortCore::absorb(WakeList& wake) {
-  if (feed_ == nullptr || closed_) return;
+  if (feed_ == nullptr || closed_ || feed_sleeper_) return;
   std::array<Packet, 32> batch;
   for (;;) {
     const std::size_t n = feed_->harvest(batch.data(), batch.size());
@@ -343,7 +348,9 @@ void EmulatedPortCore::absorb(WakeList& wake) {
 // before in_flight() is read, and a submitter sets in_flight before reading unwatched_, so one
 // of the two always sees the other (feed_submitted()).
 void EmulatedPortCore::rewatch(WakeList& wake) {
-  if (feed_ == nullptr) return;
+  // A thread asleep on the feed calls this again when it wakes (it is the watcher, or was
+  // handed a packet: then the feed's doorbell wakes it).
+  if (feed_ == nullptr || feed_sleeper_) return;
   if (!watch_wanted() || watcher_ != nullptr) {
     unwatched_.store(false, std::memory_order_relaxed);
     return;
@@ -449,7 +456,7 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   self.state = ThreadState::waiting;
   // With a feed, the newest waiter watches it while a completion would come to a waiter.
   bool watching = false;
-  if (feed_ != nullptr && watcher_ == nullptr && watch_wanted()) {
+  if (feed_ != nullptr && watcher_ == nullptr && !feed_sleeper_ && watch_wanted()) {
     unwatched_.store(true, std::memory_order_seq_cst);  // see rewatch()
     if (feed_->in_flight()) {
       unwatched_.store(false, std::memory_order_relaxed);
@@ -563,11 +570,19 @@ EmulatedPortCore::Watch EmulatedPortCore::watch(Waiter& waiter, Association& sel
   // The feed is detached only once no thread waits in the port (the pool has exited).
   IoFeed* const feed = feed_;
   for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      // Handed a packet since the last look: no wait. Otherwise from here on only this thread
+      // reads the feed, so whatever completes or rings the doorbell now wakes it.
+      if (waiter.ready.load(std::memory_order_relaxed) != 0) return Watch::packet;
+      feed_sleeper_ = true;
+    }
     feed->wait(deadline);
     WakeList wake;
     Watch outcome = Watch::watching;
     {
       std::lock_guard lock(mutex_);
+      feed_sleeper_ = false;
       absorb(wake);
       if (waiter.ready.load(std::memory_order_relaxed) != 0) {
         // Handed a packet (or abandoned), maybe by this very absorb: the feed's interrupt in
