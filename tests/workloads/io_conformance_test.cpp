@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/commands.hpp"
 #include "io/completion_source.hpp"
 #include "platform/platform.hpp"
 #include "port/blocking_region.hpp"
@@ -27,6 +28,8 @@
 #include "port/port_actor.hpp"
 #include "run/run_point.hpp"
 #include "run/switch_attribution.hpp"
+#include "sweep/grid.hpp"
+#include "workloads/params.hpp"
 
 namespace {
 
@@ -260,6 +263,30 @@ TEST(SwitchAttribution, HandoffsNeverClaimMoreThanTheWorkersSwitched) {
   EXPECT_EQ(a["emulation"]["total"], 0);
   EXPECT_TRUE(iocpbench::run::attribute_switches({})["emulation_share"].is_null())
       << "nothing counted: no share, not 0";
+}
+
+// ---- the path in results: only when not the default ----
+
+TEST(CompletionPathRecord, ParamsAndPointIdNameItOnlyWhenNotTheDefault) {
+  using iocpbench::workloads::parse_workload_params;
+  using iocpbench::workloads::to_json;
+  const auto port = to_json(parse_workload_params("socket", {{"completion_path", "port"}}));
+  EXPECT_EQ(port.value("completion_path", ""), "port");
+  const auto plain = to_json(parse_workload_params("socket", nlohmann::json::object()));
+  EXPECT_FALSE(plain.contains("completion_path")) << "older results read as before";
+  try {
+    parse_workload_params("file", {{"completion_path", "ring"}});
+    ADD_FAILURE() << "a bad path was accepted";
+  } catch (const iocpbench::cli::BadInput& e) {
+    EXPECT_EQ(e.flag, "--completion-path");
+  }
+  iocpbench::run::PointSpec spec;
+  spec.workload = "socket";
+  const std::string id = iocpbench::sweep::point_id(spec);
+  spec.workload_params = {{"completion_path", "thread"}};
+  EXPECT_EQ(iocpbench::sweep::point_id(spec), id);
+  spec.workload_params = {{"completion_path", "port"}};
+  EXPECT_EQ(iocpbench::sweep::point_id(spec), id + "/cp=port");
 }
 
 // ---- whole runs ----
