@@ -154,7 +154,7 @@ std::pair<ProbeFinding, ProbeFinding> blocking_and_over_limit(const PortFactory&
   // for the block to release, and no slot for A's resume to wait for. Each probe reports the
   // one property a port lacks as false (emulated-no-cap: concurrency_cap), so these two say
   // "not observable" rather than blame the block or the resume for the missing cap.
-  const bool no_waiter_held_back = got_p2 && gb.returned_at <= t0;
+  const bool no_waiter_held_back = gb.status == RemoveStatus::ok && gb.returned_at <= t0;
   const auto b_after =
       std::chrono::duration_cast<std::chrono::milliseconds>(gb.returned_at - t0).count();
   std::ostringstream blocking;
