@@ -383,6 +383,10 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
                            {"workload", workload_errors},
                            {"drain_timed_out", !result.drained}};
     result.workload_stats = workload->stats(result.seconds);
+    if (per_thread_ports) {  // the workers' own rings: their waits are the model's port sleeps
+      const auto& source = result.workload_stats.value("completion_source", nlohmann::json::object());
+      result.own_ring_waits = source.value("parks", std::uint64_t{0});
+    }
     result.packets_posted_total = workload->packets_posted();
   }
 
@@ -431,6 +435,7 @@ nlohmann::json switch_attribution(const RunResult& r, const metrics::Usage& othe
   counts.load_generator = generator.voluntary + generator.involuntary;
   counts.other = other.voluntary + other.involuntary;
   counts.handoffs = r.port_counters.handoffs;
+  counts.own_ring_waits = r.own_ring_waits;
   counts.handler_blocks = r.handler_blocks;
   counts.over_limit_s = r.port_counters.over_limit_s;
   counts.window_s = r.seconds;

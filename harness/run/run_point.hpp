@@ -92,6 +92,7 @@ struct RunResult {
   double achieved_outstanding = 0;
   std::uint64_t block_reads = 0;
   std::uint64_t handler_blocks = 0;  // blocking calls of the handlers in the window
+  std::uint64_t own_ring_waits = 0;  // per-thread ports: the workers' waits on their own rings
   nlohmann::json work_calibration;
   std::uint64_t errors = 0;
   nlohmann::json error_detail;

@@ -9,7 +9,7 @@ nlohmann::json attribute_switches(const SwitchCounts& c) {
   // A handoff wakes one waiter, which made one voluntary switch if it had gone to sleep (it
   // may not have yet: its word was set before its futex wait), so handoffs bound the port's
   // sleeps from above and the workers' voluntary switches bound them too.
-  const std::uint64_t port_waits = std::min(c.handoffs, c.workers_voluntary);
+  const std::uint64_t port_waits = std::min(c.handoffs + c.own_ring_waits, c.workers_voluntary);
   const std::uint64_t blocks = std::min(c.handler_blocks, c.workers_voluntary - port_waits);
   // Preemption an IOCP would also cause: the share of the workers' involuntary switches that
   // fell while C > M (estimated by the fraction of the window spent over the limit).
@@ -52,8 +52,10 @@ nlohmann::json attribute_switches(const SwitchCounts& c) {
         {"total", outside}}},
       {"emulation_share", share},
       {"method",
-       "per-role counts of the window; iocp_model.port_waits = min(port handoffs, workers' "
-       "voluntary switches) (a handoff wakes one sleeping waiter); handler_blocks = min(blocking "
+       "per-role counts of the window; iocp_model.port_waits = min(port handoffs + (per-thread "
+       "ports) the workers' waits on their own rings (counted over the whole run), workers' voluntary "
+       "switches) (a handoff "
+       "wakes one sleeping waiter); handler_blocks = min(blocking "
        "calls of the handlers, the workers' voluntary switches left); preempted_over_limit = the "
        "workers' involuntary switches x (time with C > M / window), an estimate; the emulation's: "
        "every completion-thread switch, the workers' other voluntary switches (woken for "

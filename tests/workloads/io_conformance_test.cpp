@@ -237,6 +237,17 @@ TEST(SwitchAttribution, SplitsTheCountsByTheirCause) {
   EXPECT_NEAR(a["emulation_share"].get<double>(), 720.0 / 1730.0, 1e-12);
 }
 
+// Per-thread ports: a worker's wait on its own ring is that model's port sleep, not the
+// emulation's.
+TEST(SwitchAttribution, OwnRingWaitsArePortWaits) {
+  iocpbench::run::SwitchCounts c;
+  c.workers_voluntary = 900;
+  c.own_ring_waits = 1000;  // counted over the whole run: bounded by the window's switches
+  const nlohmann::json a = iocpbench::run::attribute_switches(c);
+  EXPECT_EQ(a["iocp_model"]["port_waits"], 900);
+  EXPECT_EQ(a["emulation"]["total"], 0);
+}
+
 // On a loaded machine workers are preempted by other processes: no emulation wake-up, no
 // emulation preemption.
 TEST(SwitchAttribution, PreemptionWithoutEmulationWakeUpsIsNotTheEmulations) {
