@@ -96,8 +96,9 @@ class Workload {
   virtual bool pumps(unsigned /*worker*/) const { return false; }
   virtual int pump(unsigned /*worker*/, unsigned /*wait_us*/) { return -1; }
   // Richter's ThreadHasIoPending for a self-sizing pool: whether worker `index` has I/O of its
-  // own outstanding, which its exit would cancel. No workload's worker has: on Linux the
-  // completion thread is the only submitter, and on Windows the I/O a worker issues is on
+  // own outstanding, which its exit would cancel. On Linux's thread path no worker has (the
+  // completion thread is the only submitter; the port path's workers submit their own and say
+  // so, conservatively: file_workload_linux.cpp), and on Windows the I/O a worker issues is on
   // handles associated with a completion port, which Windows does not cancel when the issuing
   // thread exits (thread-agnostic I/O, since Vista).
   virtual bool worker_has_io_pending(unsigned /*worker*/) const { return false; }
