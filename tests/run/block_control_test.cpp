@@ -107,10 +107,8 @@ TEST(ThreadSchedClock, ARealTwoMillisecondBlockMeasuresWithinTenPercent) {
   EXPECT_LT(worst_error, 0.10);
 }
 
-// One real point: the handler's parts add up to its time, and the blocked-only ratio is the
-// request (runnable wait excluded, so this holds on a loaded machine too: pool 1).
-TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
-  if (!metrics::ThreadSchedClock().available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
+// The post workload on one thread (C = 1, pool 1), so nothing waits for this point's own CPU.
+run::PointSpec one_thread_post(double work_us, double ratio, double duration_s) {
   run::PointSpec spec;
   spec.workload = "post";
   spec.workload_params = {{"posters", 1}, {"in_flight", 4}};
@@ -118,10 +116,18 @@ TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
   spec.concurrency_value = 1;
   spec.pool = sweep::CountSpec{"1", 0, 1};
   spec.pool_value = 1;
-  spec.work_us = 200;
-  spec.blocking_ratio = 0.5;
-  spec.duration_s = 0.4;
-  spec.warmup_s = 0.1;
+  spec.work_us = work_us;
+  spec.blocking_ratio = ratio;
+  spec.duration_s = duration_s;
+  spec.warmup_s = duration_s / 4;
+  return spec;
+}
+
+// One real point: the handler's parts add up to its time, and the blocked-only ratio is the
+// request (runnable wait excluded, so this holds on a loaded machine too: pool 1).
+TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
+  if (!metrics::ThreadSchedClock().available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
+  const run::PointSpec spec = one_thread_post(200, 0.5, 0.4);
   const run::RunResult r = run::run_point(spec, nullptr);
   ASSERT_GT(r.ops, 100u);
   const nlohmann::json& h = r.handler_time;
@@ -138,17 +144,7 @@ TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
 // A block far below what a sleep can honour is said, never silent: the run flags it.
 TEST(RunPoint, ABlockTooShortToHonourIsFlagged) {
   if (!metrics::ThreadSchedClock().available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
-  run::PointSpec spec;
-  spec.workload = "post";
-  spec.workload_params = {{"posters", 1}, {"in_flight", 4}};
-  spec.concurrency = {"1", 0, 1};
-  spec.concurrency_value = 1;
-  spec.pool = sweep::CountSpec{"1", 0, 1};
-  spec.pool_value = 1;
-  spec.work_us = 1;  // b = 0.25 asks for a third of a microsecond
-  spec.blocking_ratio = 0.25;
-  spec.duration_s = 0.2;
-  spec.warmup_s = 0.05;
+  const run::PointSpec spec = one_thread_post(1, 0.25, 0.2);  // b = 0.25 of 1 us: a 0.33 us block
   const run::RunResult r = run::run_point(spec, nullptr);
   EXPECT_FALSE(r.handler_time.at("honoured").get<bool>());
   EXPECT_TRUE(r.handler_time.at("not_honoured_because").is_string());
