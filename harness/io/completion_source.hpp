@@ -56,6 +56,12 @@ struct IoOp {
   std::uint64_t t_submit_ns = 0;  // set by the submitter
   std::uint64_t t_insert_ns = 0;  // set by the source just before posting (once per CQE batch)
   std::uint32_t index = 0;        // free for the owner
+  // Bumped (release) by whoever submits the operation and read (acquire) by whoever reaps its
+  // completion: the kernel orders the two, but only through the ring, where neither the C++
+  // memory model nor ThreadSanitizer can see it. With the port path the submitter and the
+  // reaper are different workers, so this is the edge that makes the reaper's reads of the
+  // operation (written by the submitter) ordered. A plain load and store on x86.
+  std::uint32_t handoff = 0;
 };
 
 struct SourceOptions {

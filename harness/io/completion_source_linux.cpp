@@ -198,6 +198,7 @@ class UringSource final : public CompletionSource {
         io_uring_prep_send(sqe, op.fd, buf, len, MSG_NOSIGNAL | MSG_WAITALL);
         break;
     }
+    std::atomic_ref<std::uint32_t>(op.handoff).fetch_add(1, std::memory_order_release);
     io_uring_sqe_set_data(sqe, &op);
     ++in_flight_;
     if (op.linked != nullptr) {
@@ -249,6 +250,7 @@ class UringSource final : public CompletionSource {
       }
       if (tag == kCancelTag) continue;
       auto* op = reinterpret_cast<IoOp*>(io_uring_cqe_get_data(cqe));
+      (void)std::atomic_ref<std::uint32_t>(op->handoff).load(std::memory_order_acquire);
       --in_flight_;
       bump(completions_);
       op->result = cqe->res;
@@ -520,6 +522,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
       }
       if (tag == kCancelTag) continue;
       auto* op = reinterpret_cast<IoOp*>(io_uring_cqe_get_data(cqe));
+      (void)std::atomic_ref<std::uint32_t>(op->handoff).load(std::memory_order_acquire);
       in_flight_.fetch_sub(1, std::memory_order_relaxed);
       completions_.fetch_add(1, std::memory_order_relaxed);
       op->result = cqe->res;
@@ -614,6 +617,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
         io_uring_prep_send(sqe, op.fd, buf, len, MSG_NOSIGNAL | MSG_WAITALL);
         break;
     }
+    std::atomic_ref<std::uint32_t>(op.handoff).fetch_add(1, std::memory_order_release);
     io_uring_sqe_set_data(sqe, &op);
     in_flight_.fetch_add(1, std::memory_order_seq_cst);  // before the port's watcher check
     if (op.linked != nullptr) {
