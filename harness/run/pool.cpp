@@ -169,8 +169,8 @@ std::uint64_t Pool::block(WorkerStats& stats, workloads::WorkerContext& context,
   std::uint64_t blocked_ns = 0;
   do {
     const std::uint64_t offset = (context.next_random() % blocks) * handler_.io_block;
+    const std::uint64_t t0 = metrics::now_ns();  // each sample right after its clock read
     const metrics::SchedSample s0 = sched.sample();
-    const std::uint64_t t0 = metrics::now_ns();
     if (!blocking_read(handler_.io_fd, buffer, handler_.io_block, offset))
       ++stats.block_read_errors;
     const std::uint64_t t1 = metrics::now_ns();
@@ -256,6 +256,10 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
     // and no handler work, none for a packet the workload left out of its latency sample.
     const bool timed_packet = timed && workload_.timed(packet);
     const std::uint64_t t_remove = timed_packet || works ? metrics::now_ns() : 0;
+    // Each scheduler sample is taken right after the clock read it pairs with, so the CPU and
+    // wait it counts cover the same interval as the wall time (the workload's on_packet and the
+    // samples' own preads included), and nothing of them reads as blocked.
+    const metrics::SchedSample s_start = blocks ? sched.sample() : metrics::SchedSample{};
     const bool measuring = phase_.load(std::memory_order_relaxed) == kMeasuring;
     ++stats.packets_total;
     if (board_ != nullptr) {
@@ -267,11 +271,10 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
 
     std::uint64_t t_done = t_remove;  // no handler work: the remove time ends it (one read)
     if (works) {
-      const metrics::SchedSample s_start = blocks ? sched.sample() : metrics::SchedSample{};
       work_();
       if (blocks) {
-        const metrics::SchedSample s_block = sched.sample();
         const std::uint64_t t_block = metrics::now_ns();
+        const metrics::SchedSample s_block = sched.sample();
         const std::uint64_t target_ns = sizer.target_ns();
         if (board_ != nullptr) board_->at(index, ProgressBoard::kBlocking);
         const std::uint64_t request_ns = block(stats, context, buffer, sizer, target_ns, sched);
@@ -279,7 +282,8 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
         t_done = metrics::now_ns();
         const HandlerSplit split =
             split_handler(sched.available(), t_remove, t_block, t_done, s_start, s_block, sched.sample());
-        sizer.observe(split.cpu_ns, request_ns, split.block_blocked_ns);
+        // The handler's whole blocked time teaches the sleep (what the ratio counts).
+        sizer.observe(split.cpu_ns, request_ns, split.blocked_ns);
         if (measuring) {
           HandlerTimes& h = stats.handler;
           ++h.handlers;
