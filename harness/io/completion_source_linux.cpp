@@ -25,6 +25,29 @@ namespace {
 constexpr std::uint64_t kDoorbellTag = 1;  // user_data of the doorbell's eventfd read
 constexpr std::uint64_t kCancelTag = 2;    // user_data of the cancel-all at stop
 
+// One operation's SQE, for both paths: the rest of the transfer (op.done bytes are already done)
+// and the release bump of op.handoff that orders the submitter's writes before the reaper's reads.
+void fill_sqe(io_uring_sqe* sqe, IoOp& op) {
+    auto* buf = static_cast<char*>(op.buf) + op.done;
+    const unsigned len = op.len - op.done;
+    switch (op.kind) {
+      case IoOp::Kind::read:
+        io_uring_prep_read(sqe, op.fd, buf, len, op.offset + op.done);
+        break;
+      case IoOp::Kind::write:
+        io_uring_prep_write(sqe, op.fd, buf, len, op.offset + op.done);
+        break;
+      case IoOp::Kind::recv:
+        io_uring_prep_recv(sqe, op.fd, buf, len, 0);
+        break;
+      case IoOp::Kind::send:
+        io_uring_prep_send(sqe, op.fd, buf, len, MSG_NOSIGNAL | MSG_WAITALL);
+        break;
+    }
+    std::atomic_ref<std::uint32_t>(op.handoff).fetch_add(1, std::memory_order_release);
+    io_uring_sqe_set_data(sqe, &op);
+}
+
 unsigned round_up_pow2(unsigned v) {
   unsigned p = 1;
   while (p < v) p <<= 1;
@@ -182,24 +205,7 @@ class UringSource final : public CompletionSource {
 
   void prep(IoOp& op) {
     io_uring_sqe* sqe = get_sqe();
-    auto* buf = static_cast<char*>(op.buf) + op.done;
-    const unsigned len = op.len - op.done;
-    switch (op.kind) {
-      case IoOp::Kind::read:
-        io_uring_prep_read(sqe, op.fd, buf, len, op.offset + op.done);
-        break;
-      case IoOp::Kind::write:
-        io_uring_prep_write(sqe, op.fd, buf, len, op.offset + op.done);
-        break;
-      case IoOp::Kind::recv:
-        io_uring_prep_recv(sqe, op.fd, buf, len, 0);
-        break;
-      case IoOp::Kind::send:
-        io_uring_prep_send(sqe, op.fd, buf, len, MSG_NOSIGNAL | MSG_WAITALL);
-        break;
-    }
-    std::atomic_ref<std::uint32_t>(op.handoff).fetch_add(1, std::memory_order_release);
-    io_uring_sqe_set_data(sqe, &op);
+    fill_sqe(sqe, op);
     ++in_flight_;
     if (op.linked != nullptr) {
       sqe->flags |= IOSQE_IO_LINK;
@@ -601,24 +607,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
 
   void prep(IoOp& op) {  // under sq_mutex_
     io_uring_sqe* sqe = get_sqe();
-    auto* buf = static_cast<char*>(op.buf) + op.done;
-    const unsigned len = op.len - op.done;
-    switch (op.kind) {
-      case IoOp::Kind::read:
-        io_uring_prep_read(sqe, op.fd, buf, len, op.offset + op.done);
-        break;
-      case IoOp::Kind::write:
-        io_uring_prep_write(sqe, op.fd, buf, len, op.offset + op.done);
-        break;
-      case IoOp::Kind::recv:
-        io_uring_prep_recv(sqe, op.fd, buf, len, 0);
-        break;
-      case IoOp::Kind::send:
-        io_uring_prep_send(sqe, op.fd, buf, len, MSG_NOSIGNAL | MSG_WAITALL);
-        break;
-    }
-    std::atomic_ref<std::uint32_t>(op.handoff).fetch_add(1, std::memory_order_release);
-    io_uring_sqe_set_data(sqe, &op);
+    fill_sqe(sqe, op);
     in_flight_.fetch_add(1, std::memory_order_seq_cst);  // before the port's watcher check
     if (op.linked != nullptr) {
       sqe->flags |= IOSQE_IO_LINK;

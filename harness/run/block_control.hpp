@@ -69,8 +69,6 @@ class BlockSizer {
   // After an io block: how far its blocked time ended from its target (the stopping rule's
   // bias, learnt as the sleeps' overshoot is).
   void observe_io_block(std::uint64_t blocked_ns, std::uint64_t target_ns) noexcept;
-  // The cap on a block's target (10 x the nominal block).
-  double max_target_ns() const noexcept { return max_target_ns_; }
   // After each handler (warm-up too): its CPU time, and how long its block stayed blocked
   // against the sleep that was asked for.
   void observe(std::uint64_t handler_cpu_ns, std::uint64_t requested_sleep_ns,
