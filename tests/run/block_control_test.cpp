@@ -87,24 +87,30 @@ TEST(BlockSizer, ATargetThatChasesItsOwnCpuIsCapped) {
   EXPECT_LE(sizer.target_ns(), 3'000'000u);
 }
 
-TEST(ThreadSchedClock, ARealTwoMillisecondBlockMeasuresWithinTenPercent) {
+// A real sleep, split by real samples. Only what the kernel guarantees is asserted (a sleep
+// never ends before its request; the run-queue wait starts only after the timer fires), never
+// how close to the request it ends: on a shared machine a wake-up can be late by milliseconds,
+// and how close the blocks come to their target is measured by bench/blocking_fidelity.py.
+TEST(ThreadSchedClock, ARealSleepIsBlockedTimeAndThePartsAddUpToTheWallTime) {
   const metrics::ThreadSchedClock sched;
   if (!sched.available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
   platform::set_fine_timer_slack();
-  BlockSizer sizer(0.5, 2000, run::sleep_overshoot_estimate_ns());
-  double worst_error = 0;
   for (int i = 0; i < 5; ++i) {
-    const std::uint64_t target = 2'000'000;
+    const std::uint64_t request = 2'000'000;
     const metrics::SchedSample s0 = sched.sample();
     const std::uint64_t t0 = metrics::now_ns();
-    const std::uint64_t request = sizer.sleep_request_ns(target);
     platform::precise_sleep(std::chrono::nanoseconds(request));
     const std::uint64_t t1 = metrics::now_ns();
-    const HandlerSplit s = run::split_handler(true, t0, t0, t1, s0, s0, sched.sample());
-    sizer.observe(2'000'000, request, s.block_blocked_ns);
-    worst_error = std::max(worst_error, std::abs(static_cast<double>(s.blocked_ns) - target) / target);
+    const metrics::SchedSample s1 = sched.sample();
+    const HandlerSplit s = run::split_handler(true, t0, t0, t1, s0, s0, s1);
+    EXPECT_GE(t1 - t0, request);
+    // The CPU the sleep call itself used (microseconds) is the only part of the request that
+    // can read as not blocked; 200 us is far above it and far below the request.
+    EXPECT_GE(s.blocked_ns + 200'000, request) << "round " << i;
+    EXPECT_EQ(s.blocked_ns, s.block_blocked_ns) << "the block began at the handler's start";
+    EXPECT_EQ(s.cpu_ns + s.runnable_wait_ns + s.blocked_ns, t1 - t0) << "round " << i;
+    EXPECT_LT(s.cpu_ns, request) << "a sleep is not CPU time";
   }
-  EXPECT_LT(worst_error, 0.10);
 }
 
 // The post workload on one thread (C = 1, pool 1), so nothing waits for this point's own CPU.
