@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,6 @@ REFERENCE = sorted((ROOT / "results" / "reference").glob("*.json"))
 
 @pytest.mark.parametrize("path", REFERENCE, ids=[p.name for p in REFERENCE])
 def test_reference_file_charts_and_answers(path: Path) -> None:
-    start = time.monotonic()
     res = load_results(path)
     notes: list[str] = []
     charts = build_charts(res, notes)
@@ -29,7 +27,6 @@ def test_reference_file_charts_and_answers(path: Path) -> None:
     # One answer per workload and blocking ratio, each with its best inside its own set.
     assert len(rows) == len({(p["workload"], p["blocking"]["ratio"]) for p in res.points})
     assert all(a.best in a.indistinguishable and a.recommended.indistinguishable for a in rows)
-    assert time.monotonic() - start < 120
 
 
 def test_reference_file_against_itself_exits_0(tmp_path: Path) -> None:

@@ -72,7 +72,9 @@ void expect_clean_accounting(const RunResult& r, unsigned pool) {
   EXPECT_TRUE(r.drained);
   EXPECT_EQ(r.stop_packets_taken, pool) << "each thread takes exactly one stop packet";
   EXPECT_EQ(r.left_in_port, 0u);
-  EXPECT_GT(r.ops, 0u);
+  // Progress over the whole run (warm-up and drain too), not the window's count: a loaded machine
+  // can finish no O_DIRECT read inside a 0.3 s window, and a window's throughput is no test.
+  EXPECT_GT(r.packets_handled_total, 0u);
   EXPECT_EQ(r.thread_shares.size(), pool);
   const double total = std::accumulate(r.thread_shares.begin(), r.thread_shares.end(), 0.0);
   EXPECT_NEAR(total, 1.0, 1e-9);
@@ -410,7 +412,9 @@ TEST(LatencySample, OnePacketInKIsTimed) {
                                           {"latency_sample_every", 16}});
     const RunResult some = iocpbench::run::run_point(sampled, nullptr);
     expect_clean_accounting(some, sampled.pool_value);
-    ASSERT_GT(some.ops, 16000u);
+    // Enough completions that K = 16 reads apart from 8 or 32 (no speed is assumed: TSan on a
+    // loaded machine does a few thousand in the window).
+    ASSERT_GT(some.ops, 2500u);
     const double expected = static_cast<double>(some.ops) / 16.0;
     // Off by at most the packets in flight at the window's edges.
     EXPECT_NEAR(static_cast<double>(some.latency.count), expected, 0.02 * expected + 64)
