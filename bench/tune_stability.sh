@@ -5,9 +5,11 @@
 #   bench/tune_stability.sh [-n RERUNS] [-b BINARY] [-o DIR] -- TUNE-ARGS...
 #   bench/tune_stability.sh -n 10 -- --workload post --blocking 0.5 --work-us 50
 #
-# Prints one line per rerun (wall seconds, the recommendation, the best, the number of finalists,
-# the median half-width of their 90% ratio CIs and the median CV of their final rounds, the
-# machine's 1-minute load average at the start), then the tally, e.g. "c=2/p=5: 9 of 10". Each rerun's results file
+# Prints one line per rerun (wall seconds, the recommendation and what the final showed about it
+# (shown_within, best, or only not_shown_worse), the best, the number of finalists, the final
+# rounds the noise asked for, the median half-width of their 90% ratio CIs and the median CV of
+# their final rounds, the machine's 1-minute load average at the start), then the tally, e.g.
+# "c=2/p=5: 9 of 10". Each rerun's results file
 # is kept in DIR (default: a new temporary directory). Exit 0 when the modal answer has at least
 # 9 of 10 (90%) of the finished reruns, 1 otherwise, 2 on bad arguments.
 set -euo pipefail
@@ -43,6 +45,9 @@ for ((i = 1; i <= reruns; i++)); do
   fi
   wall=$(echo "$(date +%s.%N) - $start" | bc)
   answer=$(jq -r '.tune.recommendation | "c=\(.concurrency.value)/p=\(.pool.value)"' "$dir/rerun-$i.json")
+  shown=$(jq -r '.tune.recommendation.shown // "n/a"' "$dir/rerun-$i.json")
+  rounds=$(jq -r '.tune.rule | "\(.final_rounds) rounds\(if .final_rounds_capped then " (capped)" else "" end)"' \
+    "$dir/rerun-$i.json")
   best=$(jq -r '.tune.best | "c=\(.concurrency.value)/p=\(.pool.value)"' "$dir/rerun-$i.json")
   # How finely the final could tell settings apart: the median half-width of the other
   # finalists' 90% ratio CIs, and the median CV of each finalist's final rounds.
@@ -51,8 +56,9 @@ for ((i = 1; i <= reruns; i++)); do
       | sort | if length == 0 then "n/a" else "+-\(.[length / 2 | floor] * 1000 | round / 10)%" end)
       + ", run CV " + ([$t.finalists[].throughput_ops_per_s.cv // empty] | sort
       | if length == 0 then "n/a" else "\(.[length / 2 | floor] * 1000 | round / 10)%" end)' "$dir/rerun-$i.json")
-  printf 'rerun %d: %.1f s, recommended %s, best %s, %d finalists, final CI %s, load %s\n' "$i" "$wall" \
-    "$answer" "$best" "$(jq '.tune.finalists | length' "$dir/rerun-$i.json")" "$spread" "$load"
+  printf 'rerun %d: %.1f s, recommended %s (%s), best %s, %d finalists x %s, final CI %s, load %s\n' "$i" \
+    "$wall" "$answer" "$shown" "$best" "$(jq '.tune.finalists | length' "$dir/rerun-$i.json")" "$rounds" "$spread" \
+    "$load"
   answers+=("$answer")
 done
 

@@ -3,8 +3,10 @@
 //   1. screening: concurrency {1, N, 2N} x pool {N, 2N, 2N+2, 4N}, a few interleaved rounds;
 //   2. screening of the neighbours of the screening's best (pool +-1, +-2; concurrency +-1);
 //   3. the final: the screening's best and the smallest settings that could be within the
-//      threshold of it, re-measured together in many interleaved rounds. Only this phase's
-//      numbers decide (tune/recommend), so drift between phases cannot.
+//      threshold of it, re-measured together in interleaved rounds: --repetitions of them, then
+//      as many more as their measured noise needs (tune::final_rounds_for, up to
+//      --max-repetitions). Only this phase's numbers decide (tune/recommend), so drift between
+//      phases cannot.
 // Printed beside the answer: the rules of thumb and the queueing estimate N/(1-b).
 
 #include <algorithm>
@@ -126,16 +128,21 @@ CommandBody add_tune_command(CLI::App& app) {
       "1 - threshold (docs/tuning.md).");
   struct Options {
     SweepFlags flags;
-    std::string threshold, screen_repetitions, finalists;
+    std::string threshold, screen_repetitions, finalists, max_repetitions;
     bool quiet = false;
   };
   auto options = std::make_shared<Options>();
   add_sweep_flags(*command, options->flags, /*for_tune=*/true);
   // The shared flags' help names the sweep's defaults; say the tuner's.
-  char help[200];
-  std::snprintf(help, sizeof(help), "final-phase rounds: runs of each finalist, interleaved (default %u)",
+  char help[240];
+  std::snprintf(help, sizeof(help), "final-phase rounds: runs of each finalist, interleaved, before the noise check that may add more up to --max-repetitions (default %u)",
                 tune::kDefaultFinalRounds);
   command->get_option("--repetitions")->description(help);
+  std::snprintf(help, sizeof(help),
+                "most final-phase rounds when the first --repetitions are noisy: the final runs as many as "
+                "it takes to show a setting twice the threshold worse (default %u)",
+                tune::kDefaultMaxFinalRounds);
+  command->add_option("--max-repetitions", options->max_repetitions, help);
   std::snprintf(help, sizeof(help), "measured seconds per run (default %g)", tune::kDefaultDurationS);
   command->get_option("--duration")->description(help);
   std::snprintf(help, sizeof(help), "warm-up seconds per run (default %g)", tune::kDefaultWarmupS);
@@ -174,6 +181,12 @@ CommandBody add_tune_command(CLI::App& app) {
     const std::size_t max_finalists =
         options->finalists.empty() ? tune::kDefaultFinalists : parse_count_flag(options->finalists, "--finalists", 1);
     if (screen_rounds > 1000) throw BadInput{"--screen-repetitions", "more than 1000"};
+    const unsigned max_final_rounds =
+        options->max_repetitions.empty()
+            ? std::max(tune::kDefaultMaxFinalRounds, grid.repetitions)
+            : parse_count_flag(options->max_repetitions, "--max-repetitions", 1);
+    if (max_final_rounds < grid.repetitions) throw BadInput{"--max-repetitions", "below --repetitions"};
+    if (max_final_rounds > 100000) throw BadInput{"--max-repetitions", "more than 100000"};
     if (max_finalists > 100) throw BadInput{"--finalists", "more than 100"};
     report::FileLock json_lock;  // held until the command returns: no other writer meanwhile
     if (!flags.json.empty()) {
@@ -261,13 +274,52 @@ CommandBody add_tune_command(CLI::App& app) {
       }
       if (trials.size() > before) measure(indices(before, trials.size()), screen_rounds, 0, false);
     }
-    // The final: only these rounds decide.
-    const std::vector<std::size_t> finalist_trials = tune::select_finalists(screened(), threshold, max_finalists);
-    if (!interrupted) measure(finalist_trials, final_rounds, screen_rounds, true);
-
+    // The final: only its rounds decide, and only the last stage's. A stage measures its
+    // finalists in --repetitions interleaved rounds, then as many more as their measured noise
+    // needs to show a setting twice the threshold worse (the decision is made once, at the end
+    // of the stage, on all its rounds). When a stage recommends its best (every smaller finalist
+    // shown worse) and the screening left smaller settings untried, the next stage measures
+    // them against that best, in new rounds.
+    std::vector<std::size_t> finalist_trials = tune::select_finalists(screened(), threshold, max_finalists);
+    auto final_candidates = [&] {
+      std::vector<tune::Candidate> out;
+      for (std::size_t i : finalist_trials) out.push_back(candidate_of(trials[i], n, true));
+      return out;
+    };
+    unsigned next_repetition = screen_rounds;
+    std::vector<std::size_t> earlier_finalists;  // trials that were finalists of an earlier stage
+    std::vector<std::string> earlier_shown_worse;
+    unsigned stages = 0;
+    double paired_sd = 0;
+    bool rounds_capped = false;
     std::vector<tune::Candidate> finalists;
-    for (std::size_t i : finalist_trials) finalists.push_back(candidate_of(trials[i], n, true));
-    const tune::Choice choice = tune::recommend(finalists, threshold);
+    tune::Choice choice;
+    while (true) {
+      ++stages;
+      for (std::size_t i : finalist_trials) trials[i].final_ops_per_s.clear();
+      if (!interrupted) measure(finalist_trials, final_rounds, next_repetition, true);
+      next_repetition += final_rounds;
+      const tune::Choice first_look = tune::recommend(final_candidates(), threshold);
+      paired_sd = first_look.found ? tune::paired_log_sd(final_candidates(), first_look.best) : 0;
+      const unsigned planned = tune::final_rounds_for(paired_sd, threshold, final_rounds, max_final_rounds);
+      rounds_capped = planned == max_final_rounds &&
+                      tune::final_rounds_for(paired_sd, threshold, final_rounds, 1000000) > max_final_rounds;
+      if (!interrupted && planned > final_rounds) measure(finalist_trials, planned - final_rounds, next_repetition, true);
+      next_repetition += planned - final_rounds;
+      finalists = final_candidates();
+      choice = tune::recommend(finalists, threshold);
+      if (interrupted || !choice.found || choice.shown != tune::Shown::kBest || stages >= tune::kMaxFinalStages) break;
+      const std::size_t reference = finalist_trials[choice.best];
+      earlier_finalists.insert(earlier_finalists.end(), finalist_trials.begin(), finalist_trials.end());
+      auto next = tune::next_finalists(screened(), threshold, max_finalists, reference, earlier_finalists);
+      if (next.empty()) break;
+      for (std::size_t f = 0; f < finalist_trials.size(); ++f) {
+        if (f != choice.best) earlier_shown_worse.push_back(sweep::point_id(trials[finalist_trials[f]].spec));
+      }
+      std::cout << "  final stage " << stages << ": every finalist smaller than its best was shown worse; stage "
+                << stages + 1 << " measures " << next.size() - 1 << " smaller untried setting(s) against that best\n";
+      finalist_trials = std::move(next);
+    }
     // (An interruption may leave settings without runs; they are skipped below, not erased, so
     // that the indices in finalist_trials stay valid.)
     const auto measured = static_cast<std::size_t>(
@@ -286,21 +338,35 @@ CommandBody add_tune_command(CLI::App& app) {
 
     std::cout << "tune: " << grid.workloads.front() << " workload, blocking " << b << " (" << grid.blocking_kind
               << "), work " << grid.work_us << " us, N = " << n << "; screening " << measured << " settings x "
-              << screen_rounds << " runs, final " << finalists.size() << " settings x " << rounds
+              << screen_rounds << " runs, final " << (stages > 1 ? "(stage " + std::to_string(stages) + ") " : "")
+              << finalists.size() << " settings x " << rounds
               << " interleaved rounds of " << grid.duration_s << " s"
               << (interrupted ? " (INTERRUPTED: partial evidence)" : "") << "\n";
+    const char* shown_line = choice.shown == tune::Shown::kWithin ? "shown within the threshold of the best"
+                             : choice.shown == tune::Shown::kBest
+                                 ? "the best measured; every smaller finalist was shown worse"
+                                 : "NOT SHOWN WORSE than the threshold, but not shown within it either: the final "
+                                   "could not tell it from the best";
     std::cout << "  recommended:   " << describe(rec, choice.ratio_to_best[choice.recommended]) << "\n";
+    std::cout << "                 (" << shown_line << ")\n";
     std::cout << "  best measured: " << describe(best, choice.ratio_to_best[choice.best]) << "\n";
-    std::cout << "  final (indistinguishable: the ratio's 90% CI is above " << 1 - threshold / 100 << "):\n";
+    char spread_text[32];
+    std::snprintf(spread_text, sizeof(spread_text), "%.3f", paired_sd);
+    std::cout << "  final (= shown within: the ratio's 90% CI is above " << 1 - threshold / 100
+              << "; ~ not shown worse: its upper end reaches it; paired log-ratio spread " << spread_text << ", "
+              << rounds << " rounds" << (rounds_capped ? ", CAPPED by --max-repetitions" : "") << "):\n";
     nlohmann::json finals = nlohmann::json::array();
     for (std::size_t f = 0; f < finalists.size(); ++f) {
       const bool same = std::find(choice.indistinguishable.begin(), choice.indistinguishable.end(), f) !=
                         choice.indistinguishable.end();
-      std::cout << "    " << (same ? "= " : "  ") << describe(finalists[f], choice.ratio_to_best[f])
+      const bool not_worse = std::find(choice.not_shown_worse.begin(), choice.not_shown_worse.end(), f) !=
+                             choice.not_shown_worse.end();
+      std::cout << "    " << (same ? "= " : not_worse ? "~ " : "  ") << describe(finalists[f], choice.ratio_to_best[f])
                 << (finalists[f].excluded ? " EXCLUDED: " + *finalists[f].excluded : "") << "\n";
       nlohmann::json entry = candidate_json(finalists[f], id_of_finalist(f));
       entry["ratio_to_best"] = ratio_json(choice.ratio_to_best[f]);
       entry["indistinguishable"] = same;
+      entry["not_shown_worse"] = not_worse;
       finals.push_back(std::move(entry));
     }
     const bool too_noisy = choice.ci_half_width && *choice.ci_half_width * 100 > tune::kNoisyCiFraction * threshold;
@@ -308,9 +374,8 @@ CommandBody add_tune_command(CLI::App& app) {
       char note[400];
       std::snprintf(note, sizeof(note),
                     "  note: the final's 90%% CIs are +-%.1f%% wide (median), over half the %g%% threshold: at this "
-                    "noise the rule seldom shows a smaller setting equivalent to the best, so reruns may recommend "
-                    "different settings (docs/tuning.md); rerun when the machine is quieter, or with more "
-                    "--repetitions\n",
+                    "noise the rule seldom shows a smaller setting equivalent to the best; the answer is the "
+                    "smallest not shown worse (docs/tuning.md); rerun when the machine is quieter\n",
                     *choice.ci_half_width * 100, threshold);
       std::cout << note;
     }
@@ -383,6 +448,7 @@ CommandBody add_tune_command(CLI::App& app) {
       nlohmann::json doc = run::results_document(sweep_block, points);
       nlohmann::json recommendation = candidate_json(rec, id_of_finalist(choice.recommended));
       recommendation["ratio_to_best"] = ratio_json(choice.ratio_to_best[choice.recommended]);
+      recommendation["shown"] = tune::shown_text(choice.shown);
       doc["tune"] = {
           {"workload", grid.workloads.front()},
           {"blocking", b},
@@ -390,12 +456,20 @@ CommandBody add_tune_command(CLI::App& app) {
           {"work_us", grid.work_us},
           {"threshold_pct", threshold},
           {"rule",
-           {{"text", "the smallest pool, then the smallest concurrency, whose final-phase throughput ratio to the "
-                     "best (Hodges-Lehmann over the interleaved rounds' paired log ratios) has a 90% CI "
-                     "(Wilcoxon signed-rank) entirely above 1 - threshold"},
+           {{"text", "the smallest pool, then the smallest concurrency, not shown worse than the best by more than "
+                     "the threshold: its final-phase throughput ratio to the best (Hodges-Lehmann over the "
+                     "interleaved rounds' paired log ratios) has a 90% CI (Wilcoxon signed-rank) whose upper end "
+                     "reaches 1 - threshold; recommendation.shown says whether the whole CI is above it "
+                     "(shown_within), it is the best (every smaller finalist shown worse), or only not_shown_worse"},
             {"confidence", tune::kEquivalenceConfidence},
             {"screening_rounds", screen_rounds},
             {"final_rounds", rounds},
+            {"final_rounds_min", final_rounds},
+            {"final_rounds_max", max_final_rounds},
+            {"final_rounds_capped", rounds_capped},
+            {"final_stages", stages},
+            {"shown_worse_in_earlier_stages", earlier_shown_worse},
+            {"paired_log_sd", paired_sd},
             {"max_finalists", max_finalists},
             {"ci90_half_width_median",
              choice.ci_half_width && std::isfinite(*choice.ci_half_width) ? nlohmann::json(*choice.ci_half_width)
@@ -404,6 +478,7 @@ CommandBody add_tune_command(CLI::App& app) {
           {"recommendation", recommendation},
           {"best", candidate_json(best, id_of_finalist(choice.best))},
           {"indistinguishable", nlohmann::json::array()},
+          {"not_shown_worse", nlohmann::json::array()},
           {"finalists", finals},
           {"excluded", excluded},
           {"rules_of_thumb", rules},
@@ -411,6 +486,7 @@ CommandBody add_tune_command(CLI::App& app) {
           {"evidence", evidence},
       };
       for (std::size_t f : choice.indistinguishable) doc["tune"]["indistinguishable"].push_back(id_of_finalist(f));
+      for (std::size_t f : choice.not_shown_worse) doc["tune"]["not_shown_worse"].push_back(id_of_finalist(f));
       report::write_json_atomically(flags.json, doc);
       std::cout << "  evidence: " << measured << " settings in " << flags.json << "\n";
     }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <tuple>
 
@@ -45,6 +47,30 @@ std::optional<std::size_t> best_of(const std::vector<Candidate>& candidates, Rou
   return best;
 }
 
+// The standard normal quantile, by bisection of the CDF (erfc): enough for a margin.
+double normal_quantile(double p) {
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+// The k-th smallest of `values` (0-based), reordering them.
+double kth(std::vector<double>& values, std::size_t k) {
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+  return values[k];
+}
+
+// The median of `values`, reordering them; O(n), for the many Walsh averages of a long final.
+double median_in_place(std::vector<double>& values) {
+  const std::size_t m = values.size();
+  const double upper = kth(values, m / 2);
+  if (m % 2 == 1) return upper;
+  return (*std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(m / 2)) + upper) / 2;
+}
+
 std::vector<std::size_t> in_fixed_order(const std::vector<Candidate>& candidates) {
   std::vector<std::size_t> order(candidates.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
@@ -59,7 +85,24 @@ bool preferred(const Candidate& a, const Candidate& b) {
   return std::tie(a.pool_value, a.concurrency_value) < std::tie(b.pool_value, b.concurrency_value);
 }
 
+namespace {
+int signed_rank_critical_value_uncached(std::size_t n, double alpha);
+}
+
 int signed_rank_critical_value(std::size_t n, double alpha) {
+  // The exact count costs n^3 / 2 steps (13 M at n = 300), and a long final asks for the same
+  // few values again and again.
+  static std::mutex mutex;
+  static std::map<std::pair<std::size_t, double>, int> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(n, alpha);
+  const auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+  return cache[key] = signed_rank_critical_value_uncached(n, alpha);
+}
+
+namespace {
+int signed_rank_critical_value_uncached(std::size_t n, double alpha) {
   if (n == 0) return -1;
   const std::size_t max_sum = n * (n + 1) / 2;
   if (n > 300) {  // the normal approximation; the exact table would cost n^3 here
@@ -90,6 +133,7 @@ int signed_rank_critical_value(std::size_t n, double alpha) {
   }
   return critical;
 }
+}  // namespace
 
 RatioCi paired_ratio_ci(std::span<const double> candidate, std::span<const double> reference,
                         double confidence) {
@@ -108,15 +152,14 @@ RatioCi paired_ratio_ci(std::span<const double> candidate, std::span<const doubl
   for (std::size_t i = 0; i < logs.size(); ++i) {
     for (std::size_t j = i; j < logs.size(); ++j) walsh.push_back((logs[i] + logs[j]) / 2);
   }
-  std::sort(walsh.begin(), walsh.end());
   const std::size_t m = walsh.size();
-  ci.estimate = std::exp(median_of(walsh));
+  ci.estimate = std::exp(median_in_place(walsh));
   ci.high = std::numeric_limits<double>::infinity();
   const int critical = signed_rank_critical_value(logs.size(), (1 - confidence) / 2);
   if (critical < 0) return ci;  // too few rounds for any interval at this confidence: [0, inf)
   const auto t = static_cast<std::size_t>(critical);
-  ci.low = std::exp(walsh[t]);
-  ci.high = std::exp(walsh[m - 1 - t]);
+  ci.low = std::exp(kth(walsh, t));
+  ci.high = std::exp(kth(walsh, m - 1 - t));
   return ci;
 }
 
@@ -145,8 +188,16 @@ Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct) 
                                                 kEquivalenceConfidence);
     }
     if (i == *best || choice.ratio_to_best[i].low >= floor) choice.indistinguishable.push_back(i);
+    if (i == *best || choice.ratio_to_best[i].high >= floor) choice.not_shown_worse.push_back(i);
   }
-  choice.recommended = choice.indistinguishable.front();  // non-empty: best is in it
+  // The first finalist not shown worse (non-empty: best is in it). Recommending the smallest
+  // one proven within the threshold instead would skip a smaller one the final merely could not
+  // tell apart, and which one that is moves with the noise from rerun to rerun; a truly worse
+  // smaller setting is kept out by measuring enough rounds (final_rounds_for), not by the skip.
+  choice.recommended = choice.not_shown_worse.front();
+  choice.shown = choice.recommended == *best ? Shown::kBest
+                 : choice.ratio_to_best[choice.recommended].low >= floor ? Shown::kWithin
+                                                                          : Shown::kNotShownWorse;
   std::vector<double> widths;
   for (std::size_t i = 0; i < finalists.size(); ++i) {
     if (i == *best || finalists[i].excluded) continue;
@@ -156,6 +207,50 @@ Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct) 
   }
   if (!widths.empty()) choice.ci_half_width = median_of(widths);
   return choice;
+}
+
+const char* shown_text(Shown shown) {
+  switch (shown) {
+    case Shown::kWithin: return "shown_within";
+    case Shown::kBest: return "best";
+    case Shown::kNotShownWorse: return "not_shown_worse";
+  }
+  return "?";
+}
+
+double paired_log_sd(const std::vector<Candidate>& finalists, std::size_t best) {
+  std::size_t rounds = std::numeric_limits<std::size_t>::max();
+  for (const auto& c : finalists) {
+    if (!c.excluded) rounds = std::min(rounds, c.throughput_by_round.size());
+  }
+  if (best >= finalists.size() || rounds < 2 || rounds == std::numeric_limits<std::size_t>::max()) return 0;
+  const auto& reference = finalists[best].throughput_by_round;
+  double squares = 0;
+  std::size_t counted = 0;
+  for (std::size_t i = 0; i < finalists.size(); ++i) {
+    const auto& c = finalists[i].throughput_by_round;
+    if (i == best || finalists[i].excluded) continue;
+    std::vector<double> d;
+    for (std::size_t r = 0; r < rounds; ++r) {
+      if (c[r] > 0 && reference[r] > 0) d.push_back(std::log(c[r] / reference[r]));
+    }
+    if (d.size() < 2) continue;
+    const double centre = median_of(d);
+    for (double& x : d) x = std::fabs(x - centre);
+    const double sd = 1.4826 * median_of(d);
+    squares += sd * sd;
+    ++counted;
+  }
+  return counted == 0 ? 0 : std::sqrt(squares / static_cast<double>(counted));
+}
+
+unsigned final_rounds_for(double paired_sd, double threshold_pct, unsigned min_rounds, unsigned max_rounds) {
+  const double t = threshold_pct / 100;
+  const double gap = std::log(1 - t) - std::log(std::max(1e-9, 1 - 2 * t));  // threshold to twice it
+  const double z95 = normal_quantile(0.95);
+  const double needed = gap > 0 ? std::ceil(std::pow((z95 + z95) * 1.05 * paired_sd / gap, 2)) : 0;
+  const double capped = std::min(static_cast<double>(max_rounds), std::max(static_cast<double>(min_rounds), needed));
+  return static_cast<unsigned>(capped);
 }
 
 double pooled_log_sd(const std::vector<Candidate>& candidates) {
@@ -179,29 +274,73 @@ double pooled_log_sd(const std::vector<Candidate>& candidates) {
   return spreads.empty() ? 0 : median_of(spreads);
 }
 
-std::vector<std::size_t> select_finalists(const std::vector<Candidate>& screened, double threshold_pct,
-                                          std::size_t max_finalists, double screen_factor) {
+namespace {
+
+// Which screened settings the screening cannot rule out (the screening's best included), and
+// the best; nullopt when every setting is excluded or unmeasured.
+std::optional<std::size_t> screen(const std::vector<Candidate>& screened, double threshold_pct, double screen_factor,
+                                  std::vector<bool>& passes) {
   auto all_rounds = [](const Candidate& c) { return c.throughput_by_round.size(); };
+  passes.assign(screened.size(), false);
   const auto best = best_of(screened, all_rounds);
-  if (!best || max_finalists == 0) return {};
+  if (!best) return best;
   const std::size_t best_rounds = all_rounds(screened[*best]);
   const double best_level = median_log(screened[*best].throughput_by_round, best_rounds);
   const double within = std::log(1 - threshold_pct / 100);
   const double loose_margin = within - std::log(std::max(1e-9, 1 - screen_factor * threshold_pct / 100));
-  const double sd = pooled_log_sd(screened);
-  std::vector<std::size_t> finalists{*best};
-  for (std::size_t i : in_fixed_order(screened)) {
-    if (finalists.size() >= max_finalists) break;
+  // The run-to-run spread: the median of K sample standard deviations with n - 1 degrees of
+  // freedom is below sigma by about (1 - 2 / (9 (n - 1)))^1.5 (0.84 at 3 rounds; the median of
+  // chi-square), and a median of n runs spreads about sqrt(pi / 2n) sigma.
+  const double df = static_cast<double>(best_rounds) - 1;
+  const double sd = df > 0 ? pooled_log_sd(screened) / std::pow(1 - 2 / (9 * df), 1.5) : 0;
+  auto median_sd = [&](std::size_t n) { return sd * std::sqrt(std::acos(-1.0) / (2 * static_cast<double>(n))); };
+  // The best is the highest of K noisy medians, lifted above its true level by about the
+  // expected maximum of K standard normals (Blom's approximation) times a median's spread.
+  std::size_t k = 0;
+  for (const auto& c : screened) k += !c.excluded && !c.throughput_by_round.empty();
+  const double kd = static_cast<double>(std::max<std::size_t>(k, 1));
+  const double lift = k > 1 ? normal_quantile((kd - 0.375) / (kd + 0.25)) * median_sd(best_rounds) : 0;
+  passes[*best] = true;
+  for (std::size_t i = 0; i < screened.size(); ++i) {
     const Candidate& c = screened[i];
     if (i == *best || c.excluded || c.throughput_by_round.empty()) continue;
     // The screening cannot rule c out while its upper bound reaches 1 - threshold.
-    const double noise_margin =
-        kScreenZ * sd * std::sqrt(1.0 / static_cast<double>(all_rounds(c)) + 1.0 / static_cast<double>(best_rounds));
+    const double noise_margin = lift + kScreenZ * std::hypot(median_sd(all_rounds(c)), median_sd(best_rounds));
     const double margin = std::max(loose_margin, noise_margin);
-    if (median_log(c.throughput_by_round, all_rounds(c)) - best_level >= within - margin) finalists.push_back(i);
+    passes[i] = median_log(c.throughput_by_round, all_rounds(c)) - best_level >= within - margin;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<std::size_t> select_finalists(const std::vector<Candidate>& screened, double threshold_pct,
+                                          std::size_t max_finalists, double screen_factor) {
+  std::vector<bool> passes;
+  const auto best = screen(screened, threshold_pct, screen_factor, passes);
+  if (!best || max_finalists == 0) return {};
+  std::vector<std::size_t> finalists{*best};
+  for (std::size_t i : in_fixed_order(screened)) {
+    if (finalists.size() >= max_finalists) break;
+    if (i != *best && passes[i]) finalists.push_back(i);
   }
   std::sort(finalists.begin(), finalists.end(),
             [&](std::size_t a, std::size_t b) { return preferred(screened[a], screened[b]); });
+  return finalists;
+}
+
+std::vector<std::size_t> next_finalists(const std::vector<Candidate>& screened, double threshold_pct,
+                                        std::size_t max_finalists, std::size_t reference,
+                                        const std::vector<std::size_t>& tried, double screen_factor) {
+  std::vector<bool> passes;
+  if (!screen(screened, threshold_pct, screen_factor, passes) || max_finalists < 2) return {};
+  std::vector<std::size_t> finalists;
+  for (std::size_t i : in_fixed_order(screened)) {
+    if (finalists.size() + 1 >= max_finalists || !preferred(screened[i], screened[reference])) break;
+    if (passes[i] && std::find(tried.begin(), tried.end(), i) == tried.end()) finalists.push_back(i);
+  }
+  if (finalists.empty()) return {};
+  finalists.push_back(reference);  // after every candidate in the fixed order
   return finalists;
 }
 

@@ -10,9 +10,16 @@
 //      cancels in a per-round ratio. The best is the highest median throughput; a finalist is
 //      indistinguishable from the best when the 90% CI of its paired ratio to the best
 //      (Hodges-Lehmann, Wilcoxon signed-rank) lies entirely above 1 - threshold (a one-sided 95%
-//      equivalence test, the TOST convention). The recommendation is the first indistinguishable finalist in the fixed
-//      order: the smallest pool, then the smallest concurrency value. Nothing else (context
-//      switches, noise) breaks ties, so the answer is a property of the rule and the machine.
+//      equivalence test, the TOST convention). The recommendation is the first finalist in the
+//      fixed order (the smallest pool, then the smallest concurrency value) that is NOT SHOWN
+//      WORSE: whose CI's upper end reaches 1 - threshold. Its status says what was shown: "shown
+//      within" the threshold (the whole CI above it), "best" (every smaller finalist was shown
+//      worse), or only "not shown worse" (the CI straddles it: the final could not tell).
+//      Nothing else (context switches, which finalist noise made the best) breaks ties, so where
+//      settings are truly equal the answer is the same smallest one rerun after rerun.
+//   3. final_rounds_for: how many final rounds the measured noise needs, so that a setting
+//      twice the threshold worse is shown worse (and so never recommended) with 95%
+//      probability: more rounds only when the paired ratios are noisy.
 
 #include <optional>
 #include <span>
@@ -61,11 +68,21 @@ RatioCi paired_ratio_ci(std::span<const double> candidate, std::span<const doubl
 // null (exact for n <= 300, else the normal approximation); -1 when even W = 0 is likelier.
 int signed_rank_critical_value(std::size_t n, double alpha);
 
+// What the final showed about the recommended setting.
+enum class Shown {
+  kWithin,         // its ratio CI lies entirely above 1 - threshold
+  kBest,           // it is the best measured, and every smaller finalist was shown worse
+  kNotShownWorse,  // its ratio CI straddles 1 - threshold: not shown worse, not shown within
+};
+const char* shown_text(Shown shown);  // "shown_within", "best", "not_shown_worse"
+
 struct Choice {
   bool found = false;          // false: every candidate was excluded
   std::size_t recommended = 0;
+  Shown shown = Shown::kBest;
   std::size_t best = 0;        // the highest median throughput over the common rounds
-  std::vector<std::size_t> indistinguishable;  // in the fixed order; includes best
+  std::vector<std::size_t> indistinguishable;  // shown within, in the fixed order; includes best
+  std::vector<std::size_t> not_shown_worse;    // CI upper end >= 1 - threshold, fixed order; includes best
   std::vector<RatioCi> ratio_to_best;          // per candidate (best: 1 [1, 1])
   // How finely the final could tell settings apart: the median over the other finalists of
   // their ratio CI's half-width, as a fraction (sqrt(high / low) - 1; +inf without a CI).
@@ -88,6 +105,9 @@ inline constexpr unsigned kDefaultScreenRounds = 3;
 inline constexpr unsigned kDefaultFinalRounds = 20;
 inline constexpr std::size_t kDefaultFinalists = 4;
 inline constexpr double kDefaultDurationS = 0.25;
+// The most final rounds the noise may ask for (final_rounds_for): at a run-to-run CV of 20% the
+// rule needs about 330; beyond the cap the tuner says the final was capped.
+inline constexpr unsigned kDefaultMaxFinalRounds = 400;
 inline constexpr double kDefaultWarmupS = 0.1;
 
 // The ratio CI's confidence: 90% two-sided = a one-sided 95% lower bound.
@@ -96,16 +116,42 @@ inline constexpr double kEquivalenceConfidence = 0.90;
 // `finalists`: candidates measured in the same interleaved rounds.
 Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct);
 
+// The spread of the paired per-round log ratios d_r = log(c_r / best_r) over the rounds all
+// finalists have: each non-best finalist's robust standard deviation (1.4826 x the median
+// absolute deviation, so one disturbed round does not ask for more rounds: the Wilcoxon
+// interval is robust to it too), combined as their root mean square; 0 with fewer than 2
+// such finalists' rounds.
+double paired_log_sd(const std::vector<Candidate>& finalists, std::size_t best);
+
+// The final rounds needed, from the measured paired spread: enough that a setting 2 x threshold
+// below the best is shown worse (its 90% CI's upper end below 1 - threshold) with 95%
+// probability, i.e. ((z95 + z95) x 1.05 x sd / (log(1 - t) - log(1 - 2t)))^2 (1.05: the
+// Hodges-Lehmann estimate's efficiency against the mean, with room), clamped to
+// [min_rounds, max_rounds]. Noise shared by a round's settings cancels in d_r and costs
+// nothing; at a CV of 5% per run this is about 20 rounds, at 10% about 85, at 20% about 330.
+unsigned final_rounds_for(double paired_sd, double threshold_pct, unsigned min_rounds, unsigned max_rounds);
+
 // From screened candidates (a few rounds each): the indices of at most `max_finalists` to
 // re-measure, in the fixed order: the screening's best (highest median throughput), and the
 // first `max_finalists - 1` others that the screening cannot rule out: whose ratio to the best,
 // widened by a margin, reaches 1 - threshold. The margin is the larger of a fixed one (a ratio
 // of at least 1 - `screen_factor` x threshold passes) and the screening's own noise
-// (kScreenZ pooled standard deviations of the log difference), so that on a noisy machine a
-// setting truly equal to the best is not screened out by one slow run.
-inline constexpr double kScreenZ = 2;
+// (kScreenZ standard deviations of the difference of two medians, from the pooled spread,
+// plus the lift that picking the highest of K noisy medians gives the best), so that on a noisy
+// machine a setting truly equal to the best is not screened out by the noise of 3 runs.
+inline constexpr double kScreenZ = 2.5;
 std::vector<std::size_t> select_finalists(const std::vector<Candidate>& screened, double threshold_pct,
                                           std::size_t max_finalists, double screen_factor = 3);
+// The next stage of the final, when the last one recommended its best (every smaller finalist
+// shown worse): `reference` (that best) and the first `max_finalists - 1` settings the screening
+// cannot rule out that are preferred to it (smaller) and not in `tried` (earlier stages'
+// finalists), in the fixed order; empty when there are none. Without it, the answer after
+// three smaller finalists shown worse would be whichever plateau setting noise made the best.
+std::vector<std::size_t> next_finalists(const std::vector<Candidate>& screened, double threshold_pct,
+                                        std::size_t max_finalists, std::size_t reference,
+                                        const std::vector<std::size_t>& tried, double screen_factor = 3);
+// At most this many stages of the final (each re-measures the reference with new candidates).
+inline constexpr unsigned kMaxFinalStages = 3;
 // The pooled within-setting standard deviation of log throughput: the median over the
 // settings of each one's sample standard deviation (0 without repeated rounds).
 double pooled_log_sd(const std::vector<Candidate>& candidates);

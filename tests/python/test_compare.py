@@ -7,6 +7,7 @@ from pathlib import Path
 
 from synthetic import make_point, make_results, run_tool, write_json
 
+from analysis import gate
 from analysis.compare import compare_pair, compare_results, render_markdown
 from analysis.load import load_results
 from analysis.metrics import METRICS
@@ -128,7 +129,7 @@ def test_fewer_than_recommended_runs_warns(tmp_path: Path) -> None:
     b = write_json(tmp_path / "b.json", make_results(reps=3, scale=0.5, seed=4))
     proc = run_tool("compare", a, b)
     assert proc.returncode == 1  # 3 a side is gated, and a 50% loss is beyond doubt
-    assert "fewer than 5 runs a side" in proc.stdout
+    assert f"fewer than {gate.RECOMMENDED_RUNS} runs a side" in proc.stdout
 
 
 def test_one_run_a_side_has_no_ci(tmp_path: Path) -> None:

@@ -1,11 +1,13 @@
 """The gate's error rates (docs/verdicts.md), by a seeded simulation, and the rule itself.
 
 The simulation draws normal log values (a run's noise is about its CV on the log scale) for
-5 runs a side, the README's recommended repetitions, and counts how often a whole comparison
-fails. The requirements of issue 16: no real change fails at most 5% of comparisons; a 10%
-loss on every point is caught at least 90% of the time; a 20% loss on one point at least 80%.
-They are checked at the reference data's median CV (about 4%: results/reference/, the median
-of the points' log sd is 0.037) and at its 90th percentile for the first two (6.6%).
+gate.RECOMMENDED_RUNS (7) runs a side, the README's recommended repetitions for a gated
+comparison, and counts how often a whole comparison fails. The requirements of issue 16: no
+real change fails at most 5% of comparisons; a 10% loss on every point is caught at least 90%
+of the time; a 20% loss on one point at least 80%. All three are checked at the reference
+data's median CV (about 4%: results/reference/, the median of the points' log sd is 0.037) and
+at its 90th percentile (6.6%), for the quick grid's 36 points and the default grid's 108.
+At 5 runs a side (the sweep's default) the single-point rate at 6.6% is 65-76%: shown below.
 """
 
 from __future__ import annotations
@@ -18,14 +20,13 @@ import pytest
 
 from analysis import gate
 
-RUNS = 5
+RUNS = gate.RECOMMENDED_RUNS
 TRIALS = 2000
 
 
-@pytest.mark.parametrize("points", [36, 108])
-def test_error_rates_at_the_reference_cv(points: int) -> None:
+@pytest.mark.parametrize("points,sd", [(36, 0.04), (108, 0.04), (36, 0.066), (108, 0.066)])
+def test_error_rates_at_the_reference_cvs(points: int, sd: float) -> None:
     start = time.monotonic()
-    sd = 0.04
     null = gate.simulate(points=points, runs=RUNS, log_sd=sd, comparisons=TRIALS, seed=1)
     everywhere = gate.simulate(points=points, runs=RUNS, log_sd=sd, effect=math.log(0.9), comparisons=TRIALS, seed=2)
     one = [0.0] * points
@@ -37,12 +38,12 @@ def test_error_rates_at_the_reference_cv(points: int) -> None:
     assert time.monotonic() - start < 20  # the issue's bound for this simulation
 
 
-def test_error_rates_at_a_noisy_cv_and_with_a_drift() -> None:
-    # At the reference's 90th percentile CV the whole-comparison rates still hold; a 20% loss
-    # on one point is no longer caught 80% of the time there (docs/verdicts.md gives the rate).
-    sd = 0.066
-    assert gate.simulate(points=36, runs=RUNS, log_sd=sd, comparisons=TRIALS, seed=4) <= 0.05
-    assert gate.simulate(points=36, runs=RUNS, log_sd=sd, effect=math.log(0.9), comparisons=TRIALS, seed=5) >= 0.90
+def test_why_seven_runs_a_side_and_a_drift() -> None:
+    # At the sweep's default 5 runs a side, a 20% loss on one of 108 points at 6.6% CV is caught
+    # well under 80% of the time: that is why the recommendation for a gated comparison is 7.
+    one = [0.0] * 108
+    one[54] = math.log(0.8)
+    assert gate.simulate(points=108, runs=5, log_sd=0.066, effect=one, comparisons=TRIALS, seed=4) < 0.75
     # A 3% drift of the whole machine (the reference A/A pair's) is inside the margin: it passes.
     assert gate.simulate(points=36, runs=RUNS, log_sd=0.04, effect=math.log(0.97), comparisons=TRIALS, seed=6) <= 0.05
 
@@ -50,8 +51,10 @@ def test_error_rates_at_a_noisy_cv_and_with_a_drift() -> None:
 def test_too_few_runs_no_verdict_and_mixed_noise() -> None:
     rng = np.random.default_rng(7)
     # Points of very different noise (0.5% to 10% CV): the quiet ones take the pooled spread.
-    sds = rng.choice([0.005, 0.02, 0.04, 0.1], size=36)
-    assert gate.simulate(points=36, runs=RUNS, log_sd=sds, comparisons=TRIALS, seed=8) <= 0.05
+    sds = rng.choice([0.005, 0.02, 0.04, 0.1], size=108)
+    assert gate.simulate(points=36, runs=RUNS, log_sd=sds[:36], comparisons=TRIALS, seed=8) <= 0.05
+    assert gate.simulate(points=108, runs=RUNS, log_sd=sds, comparisons=TRIALS, seed=18) <= 0.05
+    assert gate.simulate(points=108, runs=5, log_sd=sds, comparisons=TRIALS, seed=28) <= 0.05
     two = gate.Sample((0.0, 0.1), (-1.0, -1.1))
     assert not two.gated
     assert gate.judge([two] * 4).points[0].verdict == gate.NO_VERDICT

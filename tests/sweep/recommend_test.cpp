@@ -112,14 +112,47 @@ TEST(Recommend, NoisyFinalSaysItCouldNotTellSettingsApart) {
   EXPECT_FALSE(recommend({finalists[1]}, 5).ci_half_width.has_value());
 }
 
-TEST(Recommend, ConsistentlyLowerByLessThanTheThresholdButCiReachingBelowIsNotChosen) {
+TEST(Recommend, ACiStraddlingTheThresholdIsRecommendedAsNotShownWorseOnly) {
   // 4% lower on average with a 3% spread: the CI reaches below 0.95, so pool 2 is not shown
-  // to be within 5% of the best.
+  // within 5% of the best, but not shown worse either: it is the answer, and says only that.
   const std::vector<Candidate> finalists{make(2, 2, {990, 930, 960, 900, 1000, 960}),
                                          make(2, 4, {1000, 1000, 1000, 1000, 1000, 1000})};
   const Choice choice = recommend(finalists, 5);
   EXPECT_LT(choice.ratio_to_best[0].low, 0.95);
+  EXPECT_GE(choice.ratio_to_best[0].high, 0.95);
+  EXPECT_EQ(choice.recommended, 0u);
+  EXPECT_EQ(choice.shown, Shown::kNotShownWorse);
+  EXPECT_EQ(choice.indistinguishable, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(choice.not_shown_worse, (std::vector<std::size_t>{0, 1}));
+}
+
+TEST(Recommend, TheBestWhenEverySmallerFinalistIsShownWorse) {
+  const std::vector<Candidate> finalists{make(2, 2, {800, 810, 790, 800, 805, 795}),
+                                         make(2, 4, {1000, 1010, 990, 1000, 1005, 995})};
+  const Choice choice = recommend(finalists, 5);
   EXPECT_EQ(choice.recommended, 1u);
+  EXPECT_EQ(choice.shown, Shown::kBest);
+  EXPECT_STREQ(shown_text(choice.shown), "best");
+}
+
+TEST(FinalRounds, MoreRoundsOnlyWhenThePairedRatiosAreNoisy) {
+  // Per run CV c gives a paired log ratio spread of about c sqrt(2).
+  EXPECT_EQ(final_rounds_for(0.01, 5, 20, 400), 20u);                // quiet: the minimum
+  EXPECT_NEAR(final_rounds_for(0.05 * std::sqrt(2.0), 5, 20, 400), 20, 3);
+  EXPECT_NEAR(final_rounds_for(0.10 * std::sqrt(2.0), 5, 20, 400), 85, 5);
+  EXPECT_NEAR(final_rounds_for(0.20 * std::sqrt(2.0), 5, 20, 400), 330, 15);
+  EXPECT_EQ(final_rounds_for(1.0, 5, 20, 400), 400u);                // capped
+  // The spread is robust: one round where another process took the candidate's CPUs does not
+  // ask for more rounds.
+  std::vector<double> a, b;
+  for (int i = 0; i < 20; ++i) {
+    a.push_back(1000 * (i % 2 == 0 ? 1.02 : 0.98));
+    b.push_back(1000);
+  }
+  const double quiet = paired_log_sd({make(2, 2, a), make(2, 4, b)}, 1);
+  a[3] = 300;
+  EXPECT_NEAR(paired_log_sd({make(2, 2, a), make(2, 4, b)}, 1), quiet, 0.005);
+  EXPECT_NEAR(quiet, 1.4826 * 0.02, 0.001);  // the MAD of +-2% (log 1.02 = 0.0198), as an sd
 }
 
 TEST(Recommend, SmallerConcurrencyBeforeLargerAtTheSamePool) {
@@ -172,8 +205,15 @@ TEST(SelectFinalists, OneDisturbedSettingDoesNotWidenTheScreen) {
 // A whole tune run on simulated settings: `levels` are the true throughputs in the fixed order
 // (index 0 is the smallest setting); each run is level x lognormal noise of `cv`. Returns the
 // index the rule recommends.
+struct SimulatedFinal {
+  unsigned rounds = 0;
+  Shown shown = Shown::kBest;
+  bool smallest_was_finalist = false;
+  unsigned stages = 1;
+};
+
 std::size_t simulate_tune(const std::vector<double>& levels, double cv, std::mt19937_64& rng,
-                          double* ci_half_width = nullptr) {
+                          double* ci_half_width = nullptr, SimulatedFinal* stats = nullptr) {
   std::lognormal_distribution<double> noise(0, cv);
   auto measure = [&](std::vector<Candidate>& candidates, const std::vector<std::size_t>& which, unsigned rounds) {
     for (unsigned r = 0; r < rounds; ++r) {
@@ -185,22 +225,42 @@ std::size_t simulate_tune(const std::vector<double>& levels, double cv, std::mt1
   std::vector<std::size_t> all(levels.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   measure(screened, all, kDefaultScreenRounds);
-  const auto chosen = select_finalists(screened, kDefaultThresholdPct, kDefaultFinalists);
-  std::vector<Candidate> finalists;
-  for (std::size_t i : chosen) finalists.push_back(make(2, static_cast<unsigned>(i + 1)));
-  std::vector<std::size_t> each(finalists.size());
-  for (std::size_t i = 0; i < each.size(); ++i) each[i] = i;
-  std::vector<double> final_levels;
-  for (std::size_t i : chosen) final_levels.push_back(levels[i]);
-  for (unsigned r = 0; r < kDefaultFinalRounds; ++r) {
-    for (std::size_t i : each) finalists[i].throughput_by_round.push_back(final_levels[i] * noise(rng));
+  std::vector<std::size_t> chosen = select_finalists(screened, kDefaultThresholdPct, kDefaultFinalists);
+  const bool smallest_was_finalist = std::find(chosen.begin(), chosen.end(), std::size_t{0}) != chosen.end();
+  std::vector<std::size_t> tried;
+  for (unsigned stage = 1;; ++stage) {
+    // As the tuner does: each stage's finalists in new rounds, the first ones, then as many more
+    // as their paired spread asks for; a stage that recommends its best passes that best on.
+    std::vector<Candidate> finalists;
+    for (std::size_t i : chosen) finalists.push_back(make(2, static_cast<unsigned>(i + 1)));
+    auto final_rounds = [&](unsigned from, unsigned to) {
+      for (unsigned r = from; r < to; ++r) {
+        for (std::size_t f = 0; f < finalists.size(); ++f) {
+          finalists[f].throughput_by_round.push_back(levels[chosen[f]] * noise(rng));
+        }
+      }
+    };
+    final_rounds(0, kDefaultFinalRounds);
+    const Choice first = recommend(finalists, kDefaultThresholdPct);
+    const unsigned rounds = final_rounds_for(paired_log_sd(finalists, first.best), kDefaultThresholdPct,
+                                             kDefaultFinalRounds, kDefaultMaxFinalRounds);
+    final_rounds(kDefaultFinalRounds, rounds);
+    const Choice choice = recommend(finalists, kDefaultThresholdPct);
+    std::vector<std::size_t> next;
+    if (choice.shown == Shown::kBest && stage < kMaxFinalStages) {
+      tried.insert(tried.end(), chosen.begin(), chosen.end());
+      next = next_finalists(screened, kDefaultThresholdPct, kDefaultFinalists, chosen[choice.best], tried);
+    }
+    if (next.empty()) {
+      if (ci_half_width) *ci_half_width = choice.ci_half_width.value_or(0);
+      if (stats) *stats = {rounds, choice.shown, smallest_was_finalist, stage};
+      return chosen[choice.recommended];
+    }
+    chosen = std::move(next);
   }
-  const Choice choice = recommend(finalists, kDefaultThresholdPct);
-  if (ci_half_width) *ci_half_width = choice.ci_half_width.value_or(0);
-  return chosen[choice.recommended];
 }
 
-constexpr int kTrials = 2000;  // about 0.2 s
+constexpr int kTrials = 2000;  // about 0.2 s at CV 4%; a noisy final runs longer
 
 TEST(TuneSimulation, KeepsTheSmallestOfTwelveTrulyEqualSettingsAtCv4) {
   std::mt19937_64 rng(16);
@@ -224,26 +284,108 @@ TEST(TuneSimulation, SkipsSmallerSettingsThatAreTenPercentSlower) {
   EXPECT_GE(rate, 0.90);
 }
 
+// Issue 16, item 4, by design: where settings are truly equal the answer is the same smallest
+// one in at least 90% of simulated reruns, at a quiet machine's noise and at a busy one's; and
+// a truly 10%-worse smaller setting is not recommended (the final measures enough rounds to
+// show it worse).
+struct Rates {
+  double smallest = 0, worse_recommended = 0, median_rounds = 0;
+};
+
+Rates simulate_rates(double cv, int trials, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::vector<double> equal(12, 1000.0);
+  std::vector<double> plateau(12, 1000.0);
+  plateau[0] = plateau[1] = 900;
+  int smallest = 0, worse = 0;
+  std::vector<unsigned> rounds;
+  for (int t = 0; t < trials; ++t) {
+    SimulatedFinal stats;
+    smallest += simulate_tune(equal, cv, rng, nullptr, &stats) == 0;
+    rounds.push_back(stats.rounds);
+    worse += simulate_tune(plateau, cv, rng) < 2;
+  }
+  std::sort(rounds.begin(), rounds.end());
+  return {static_cast<double>(smallest) / trials, static_cast<double>(worse) / trials,
+          static_cast<double>(rounds[rounds.size() / 2])};
+}
+
+TEST(TuneSimulation, StableForTrulyEqualSettingsAndNeverTheTenPercentWorseAtCv5) {
+  const Rates r = simulate_rates(0.05, 1000, 5);
+  std::printf("CV 5%%: smallest of 12 equal kept %.1f%%, a 10%%-worse smaller one recommended %.1f%%, "
+              "median final rounds %.0f\n", r.smallest * 100, r.worse_recommended * 100, r.median_rounds);
+  EXPECT_GE(r.smallest, 0.90);
+  EXPECT_LE(r.worse_recommended, 0.10);
+}
+
+TEST(TuneSimulation, StableForTrulyEqualSettingsAndNeverTheTenPercentWorseAtCv20) {
+  const Rates r = simulate_rates(0.20, 300, 20);
+  std::printf("CV 20%%: smallest of 12 equal kept %.1f%%, a 10%%-worse smaller one recommended %.1f%%, "
+              "median final rounds %.0f\n", r.smallest * 100, r.worse_recommended * 100, r.median_rounds);
+  EXPECT_GE(r.smallest, 0.90);
+  EXPECT_LE(r.worse_recommended, 0.10);
+}
+
+TEST(TuneSimulation, APlateauBehindMoreSlowerSettingsThanFinalistsIsFoundInALaterStage) {
+  // Four smaller settings 10% slower, more than the first stage's three candidates: its
+  // candidates are all shown worse, and the next stage tries the rest against its best.
+  std::mt19937_64 rng(18);
+  std::vector<double> levels(12, 1000.0);
+  for (int i = 0; i < 4; ++i) levels[i] = 900;
+  int fifth = 0, worse = 0;
+  const int trials = 1000;
+  for (int t = 0; t < trials; ++t) {
+    const std::size_t answer = simulate_tune(levels, 0.05, rng);
+    fifth += answer == 4;
+    worse += answer < 4;
+  }
+  std::printf("CV 5%%, 4 slower smaller settings: the plateau's first chosen %.1f%%, a slower one %.1f%%\n",
+              100.0 * fifth / trials, 100.0 * worse / trials);
+  EXPECT_GE(static_cast<double>(fifth) / trials, 0.85);
+  EXPECT_LE(static_cast<double>(worse) / trials, 0.10);
+}
+
+TEST(SelectFinalists, NextStageTakesTheUntriedSmallerSettingsBeforeItsReference) {
+  // All within the screen; the first stage tried pools 1, 2, 3 and 8 and recommended pool 8 (its
+  // best): the next stage is pools 4, 5, 6 against pool 8.
+  std::vector<Candidate> screened;
+  for (unsigned p = 1; p <= 8; ++p) screened.push_back(make(2, p, {1000, 1001, 999}));
+  EXPECT_EQ(next_finalists(screened, 5, 4, 7, {0, 1, 2, 7}), (std::vector<std::size_t>{3, 4, 5, 7}));
+  // Nothing smaller left untried: no next stage.
+  EXPECT_TRUE(next_finalists(screened, 5, 4, 2, {0, 1, 2}).empty());
+}
+
 // Not a check: the rates against the machine's noise, for docs/tuning.md. Run with
 //   sweep_unit_test --gtest_also_run_disabled_tests --gtest_filter='*RatesAgainstNoise'
 TEST(TuneSimulation, DISABLED_RatesAgainstNoise) {
-  for (const double cv : {0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.15, 0.30}) {
+  for (const double cv : {0.02, 0.04, 0.05, 0.06, 0.08, 0.10, 0.15, 0.20, 0.30}) {
     std::mt19937_64 rng(16);
     const std::vector<double> equal(12, 1000.0);
     std::vector<double> plateau(12, 1000.0);
     plateau[0] = plateau[1] = 900;
     int smallest = 0, third = 0;
     std::vector<double> widths;
-    for (int t = 0; t < kTrials; ++t) {
+    std::vector<unsigned> rounds;
+    int worse = 0, not_shown_worse_only = 0;
+    const int trials = cv > 0.1 ? 300 : 1000;
+    for (int t = 0; t < trials; ++t) {
       double width = 0;
-      smallest += simulate_tune(equal, cv, rng, &width) == 0;
+      SimulatedFinal stats;
+      smallest += simulate_tune(equal, cv, rng, &width, &stats) == 0;
       widths.push_back(width);
-      third += simulate_tune(plateau, cv, rng) == 2;
+      rounds.push_back(stats.rounds);
+      not_shown_worse_only += stats.shown == Shown::kNotShownWorse;
+      const std::size_t answer = simulate_tune(plateau, cv, rng);
+      third += answer == 2;
+      worse += answer < 2;
     }
     std::sort(widths.begin(), widths.end());
-    std::printf("CV %4.0f%%: smallest of 12 equal kept %5.1f%%, plateau's first chosen %5.1f%%, "
-                "median CI half-width %.1f%%\n",
-                cv * 100, 100.0 * smallest / kTrials, 100.0 * third / kTrials, 100 * widths[widths.size() / 2]);
+    std::sort(rounds.begin(), rounds.end());
+    std::printf("CV %4.0f%%: smallest of 12 equal kept %5.1f%% (only 'not shown worse' %5.1f%%), plateau's first "
+                "chosen %5.1f%%, a 10%%-slower smaller one %5.1f%%, median final rounds %u, median CI half-width "
+                "%.1f%%\n",
+                cv * 100, 100.0 * smallest / trials, 100.0 * not_shown_worse_only / trials, 100.0 * third / trials,
+                100.0 * worse / trials, rounds[rounds.size() / 2], 100 * widths[widths.size() / 2]);
   }
 }
 
