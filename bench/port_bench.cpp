@@ -1,5 +1,5 @@
 // Microbenchmarks of the port primitives against their peers, every backend through the same
-// CompletionPort interface (targets.md P1..P3; bench/anchors.py turns them into ratios):
+// CompletionPort interface (docs/targets.md P1..P3; bench/anchors.py turns them into ratios):
 //
 //   stream/<backend>/pool:<spec>          P1 streaming: one poster thread outside the pool keeps
 //                                         at most 1024 packets outstanding; the pool removes.
@@ -13,6 +13,10 @@
 //   efficient/<backend>                   P3, "the most efficient scenario": packets queued,
 //                                         the port at its concurrency limit, the running
 //                                         threads drain them (closed loop, K = 64M, pool 2N+2).
+//   poster_alone/<backend>                The physical limits beside P1 (issue 21): one thread
+//   pingpong/atomic                       posting with no consumer (the streaming poster's
+//                                         ceiling), and two threads passing one cache line
+//                                         back and forth (the host's line round trip).
 //
 // N = logical CPUs, M = the port's concurrency value = N. Throughput is items_per_second (real
 // time); cs_per_item is the process's context switches (voluntary + involuntary, getrusage)
@@ -455,6 +459,87 @@ void bm_handoff_vs_futex(benchmark::State& state, Backend backend) {
   state.SetItemsProcessed(static_cast<std::int64_t>(2 * trips));
 }
 
+// ---- the physical limits beside P1 ----
+
+// One thread posts into a port nobody removes from: the streaming poster's ceiling. Each
+// iteration times 1024 posts (manual time); the port is then drained by the same thread,
+// untimed, so it never grows past 1024 packets.
+void bm_poster_alone(benchmark::State& state, Backend backend) {
+  constexpr int kBurst = 1024;
+  auto port = port::make_port(backend, {});
+  if (!port) {
+    state.SkipWithError("backend not built on this OS");
+    return;
+  }
+  Packet packet;
+  for (auto _ : state) {
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < kBurst; ++i) {
+      if (!port->post({.key = static_cast<std::uintptr_t>(i)})) {
+        state.SkipWithError("post failed");
+        return;
+      }
+    }
+    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - start).count());
+    for (int i = 0; i < kBurst; ++i) {
+      if (port->remove(packet, port::Timeout{0}) != RemoveStatus::ok) {
+        state.SkipWithError("a posted packet was not there to remove");
+        return;
+      }
+    }
+  }
+  port->close();
+  port::detach_current_thread();
+  state.SetItemsProcessed(state.iterations() * kBurst);
+}
+
+// Two threads pass one cache line back and forth: A writes an odd value, B answers with the
+// next even one. One iteration is one round trip (two line transfers between the CPUs the two
+// threads run on). A partner that is not running (both on one CPU under load) makes the spin
+// yield after a while; one that never answers within kReplyBound is an error.
+void bm_pingpong_atomic(benchmark::State& state) {
+  struct alignas(64) Line {
+    std::atomic<std::uint64_t> value{0};
+  };
+  Line line;
+  std::atomic<bool> stop{false};
+  const auto await = [&](std::uint64_t want) {
+    const Clock::time_point deadline = Clock::now() + kReplyBound;
+    for (std::uint32_t spins = 1;; ++spins) {
+      if (line.value.load(std::memory_order_acquire) == want) return true;
+      if (stop.load(std::memory_order_relaxed)) return false;
+      if (spins % 4096 == 0) {
+        std::this_thread::yield();
+        if (Clock::now() > deadline) return false;
+      }
+    }
+  };
+  std::thread partner([&] {
+    for (std::uint64_t odd = 1;; odd += 2) {
+      if (!await(odd)) return;
+      line.value.store(odd + 1, std::memory_order_release);
+    }
+  });
+  std::uint64_t next = 1;
+  const Clock::time_point start = Clock::now();
+  for (auto _ : state) {
+    line.value.store(next, std::memory_order_release);
+    if (!await(next + 1)) {
+      state.SkipWithError("no answer within 2 s");
+      break;
+    }
+    next += 2;
+  }
+  const double elapsed_ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+  stop.store(true);
+  partner.join();
+  state.SetItemsProcessed(state.iterations());
+  if (state.iterations() > 0) {
+    state.counters["ns_per_round_trip"] =
+        benchmark::Counter(elapsed_ns / static_cast<double>(state.iterations()));
+  }
+}
+
 void register_all() {
   for (Backend backend : kBackends) {
     if (!port::backend_available(backend)) continue;
@@ -474,8 +559,11 @@ void register_all() {
     benchmark::RegisterBenchmark(("handoff_vs_futex/" + name).c_str(), bm_handoff_vs_futex, backend)
         ->UseRealTime();
     benchmark::RegisterBenchmark(("efficient/" + name).c_str(), bm_efficient, backend)->UseRealTime();
+    benchmark::RegisterBenchmark(("poster_alone/" + name).c_str(), bm_poster_alone, backend)
+        ->UseManualTime();
   }
   benchmark::RegisterBenchmark("handoff/futex", bm_futex_round_trip)->UseRealTime();
+  benchmark::RegisterBenchmark("pingpong/atomic", bm_pingpong_atomic)->UseRealTime();
 }
 
 }  // namespace
