@@ -23,7 +23,7 @@ from . import gate, stats
 from .gate import DEFAULT_MARGIN_PCT as DEFAULT_FAIL_ABOVE
 from .gate import FAMILY_ALPHA as DEFAULT_ALPHA
 from .load import Results
-from .match import Matching, SpecKey, match_points, point_label, spec_key
+from .match import Matching, SpecKey, completion_path, completion_paths, match_points, point_label, spec_key
 from .metrics import Metric, run_values, summary_ci, summary_value
 
 
@@ -384,7 +384,31 @@ def _gate_lines(report: CompareReport, mc: MachineComparison) -> list[str]:
               and min(r.n_base, r.n_new) < gate.RECOMMENDED_RUNS)
     if few:
         lines.append(f"  - {few} gated point(s) with fewer than {gate.RECOMMENDED_RUNS} runs a side: "
-                     "the stated error rates (docs/verdicts.md) hold at 5; use --repetitions 5")
+                     f"the stated error rates (docs/verdicts.md) hold at {gate.RECOMMENDED_RUNS}; "
+                     f"use --repetitions {gate.RECOMMENDED_RUNS}")
+    return lines
+
+
+def _paths_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{path} ({n} point{'s' if n != 1 else ''})" for path, n in counts.items()) or "none"
+
+
+def completion_path_lines(report: CompareReport) -> list[str]:
+    """Which completion path (Linux: how I/O completions reached the port) each side's file and
+    socket points used, and how many matched pairs crossed from one path to the other. Nothing
+    when no side has I/O points."""
+    sides = [(report.base_label, completion_paths(report.base.points))]
+    sides += [(mc.label, completion_paths(mc.results.points)) for mc in report.machines]
+    if not any(counts for _, counts in sides):
+        return []
+    lines = ["Completion path of the file and socket points (`--completion-path`; a point that "
+             "records none was measured on thread): "
+             + "; ".join(f"{_escape(label)}: {_paths_text(counts)}" for label, counts in sides) + "."]
+    for mc in report.machines:
+        crossed = sum(1 for bp, np_ in mc.matching.pairs if completion_path(bp) != completion_path(np_))
+        if crossed:
+            lines.append(f"- {_escape(mc.label)}: {crossed} matched point(s) compare one completion path "
+                         "with the other: their ratios include the change of path.")
     return lines
 
 
@@ -417,6 +441,9 @@ def render_markdown(report: CompareReport) -> str:
         verdict_line(report),
         "",
     ]
+    paths = completion_path_lines(report)
+    if paths:
+        out += paths + [""]
     for mc in report.machines:
         out += _gate_lines(report, mc)
     out.append("")

@@ -11,7 +11,8 @@ def test_help_states_the_defaults_tune_uses(binary):
     proc = run(binary, "tune", "--help", timeout=30)
     assert proc.returncode == 0, proc.stderr
     text = " ".join(proc.stdout.split())
-    for expected in ("interleaved (default 20)", "measured seconds per run (default 0.25)",
+    for expected in ("up to --max-repetitions (default 20)", "twice the threshold worse (default 400)",
+                     "measured seconds per run (default 0.25)",
                      "warm-up seconds per run (default 0.1)", "indistinguishable (default 5)",
                      "before the final (default 3)", "best included (default 4)"):
         assert expected in text, expected
@@ -20,15 +21,17 @@ def test_help_states_the_defaults_tune_uses(binary):
 
 def test_final_phase_decides_in_the_fixed_order(binary, tmp_path):
     out = tmp_path / "tune.json"
-    # Short runs, enough final rounds (6) for a 90% signed-rank interval.
+    # Short runs, enough final rounds (6) for a 90% signed-rank interval, and no more whatever
+    # the noise (--max-repetitions 6).
     proc = run(binary, "tune", "--workload", "post", "--blocking", "0", "--duration", "0.05",
-               "--warmup", "0.01", "--screen-repetitions", "1", "--repetitions", "6", "--quiet",
-               "--json", str(out), timeout=240)
+               "--warmup", "0.01", "--screen-repetitions", "1", "--repetitions", "6", "--max-repetitions", "6",
+               "--quiet", "--json", str(out), timeout=240)
     assert proc.returncode == 0, proc.stderr
     tune = json.loads(out.read_text())["tune"]
     finalists = tune["finalists"]
     assert 1 <= len(finalists) <= 4
     assert tune["rule"]["final_rounds"] == 6 and tune["rule"]["confidence"] == 0.9
+    assert tune["rule"]["final_rounds_max"] == 6 and 1 <= tune["rule"]["final_stages"] <= 3
     order = [(f["pool"]["value"], f["concurrency"]["value"]) for f in finalists]
     assert order == sorted(order)
     floor = 1 - tune["threshold_pct"] / 100
@@ -40,9 +43,15 @@ def test_final_phase_decides_in_the_fixed_order(binary, tmp_path):
         else:
             assert r["ci90_low"] <= r["estimate"] <= r["ci90_high"]
             assert f["indistinguishable"] == (r["ci90_low"] >= floor)
-    # The recommendation is the first indistinguishable finalist in the fixed order.
-    first = next(f for f in finalists if f["indistinguishable"])
-    assert tune["recommendation"]["id"] == first["id"]
-    assert tune["indistinguishable"][0] == first["id"]
+            assert f["not_shown_worse"] == (r["ci90_high"] >= floor)
+    # The recommendation is the first finalist not shown worse in the fixed order, and it says
+    # what was shown about it.
+    first = next(f for f in finalists if f["not_shown_worse"])
+    rec = tune["recommendation"]
+    assert rec["id"] == first["id"]
+    assert tune["not_shown_worse"][0] == first["id"]
+    expected = ("best" if first["id"] == tune["best"]["id"]
+                else "shown_within" if first["indistinguishable"] else "not_shown_worse")
+    assert rec["shown"] == expected
     for entry in tune["excluded"]:
         assert entry["reason"] and entry["id"] not in tune["indistinguishable"]
