@@ -18,6 +18,15 @@ MACHINE_LOCAL_PARAMS = frozenset({"path", "file", "filename", "dir", "directory"
 # packet in K timed): they change how latency is sampled, not what runs, so files written
 # before and after such a parameter existed still line up.
 MEASUREMENT_PARAMS = frozenset({"latency_sample_every"})
+# How the emulation brings I/O completions to the port on Linux (`--completion-path`): the same
+# experiment (workload, port, concurrency, pool, blocking), reached by a different route, so
+# an older file (thread) still meets a newer one (port). compare says which each side used.
+EMULATION_PARAMS = frozenset({"completion_path"})
+# The workloads whose I/O takes a completion path, and what a point of theirs without the
+# field was measured on: results recorded only `port` while `thread` was the default, and every
+# point records its path since `port` became the default (results.schema.json).
+IO_WORKLOADS = frozenset({"file", "socket"})
+LEGACY_COMPLETION_PATH = "thread"
 
 SpecKey = tuple[str, str, str, str, str, float, str, float]
 
@@ -65,8 +74,29 @@ def normalize_spec(spec: Any) -> str:
 def params_key(params: Any) -> str:
     if not isinstance(params, dict):
         return ""
-    kept = {k: v for k, v in params.items() if k not in MACHINE_LOCAL_PARAMS | MEASUREMENT_PARAMS}
+    ignored = MACHINE_LOCAL_PARAMS | MEASUREMENT_PARAMS | EMULATION_PARAMS
+    kept = {k: v for k, v in params.items() if k not in ignored}
     return json.dumps(kept, sort_keys=True, separators=(",", ":"))
+
+
+def completion_path(point: dict[str, Any]) -> str | None:
+    """The completion path a point's I/O took (file, socket), by the schema's rule: the
+    recorded one, else thread; None for a workload without I/O (post)."""
+    if str(point.get("workload")) not in IO_WORKLOADS:
+        return None
+    params = point.get("workload_params")
+    path = params.get("completion_path") if isinstance(params, dict) else None
+    return str(path) if isinstance(path, str) and path else LEGACY_COMPLETION_PATH
+
+
+def completion_paths(points: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """How many I/O points took each completion path, by path name (sorted)."""
+    counts: dict[str, int] = {}
+    for p in points:
+        path = completion_path(p)
+        if path is not None:
+            counts[path] = counts.get(path, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def spec_key(point: dict[str, Any], *, ignore_port: bool = False) -> SpecKey:

@@ -218,23 +218,23 @@ nlohmann::json to_json(const WorkloadParams& wp) {
             {"direct", p->direct}};
     if (p->skip_port_share > 0) j["skip_port_share"] = p->skip_port_share;
     if (p->overwrite) j["overwrite"] = true;
-    if (p->completion_path != kDefaultCompletionPath) {
-      j["completion_path"] = to_string(p->completion_path);
-    }
+    j["completion_path"] = to_string(p->completion_path);  // always: absent reads as thread
     return j;
   }
   const auto& s = std::get<SocketParams>(wp.params);
   nlohmann::json j = {{"connections", s.connections},
                       {"message_size", s.message_size},
                       {"messages_in_flight", s.in_flight}};
-  if (s.completion_path != kDefaultCompletionPath) {
-    j["completion_path"] = to_string(s.completion_path);
-  }
+  j["completion_path"] = to_string(s.completion_path);  // always: absent reads as thread
   return j;
 }
 
 const char* to_string(CompletionPath path) {
   return path == CompletionPath::port ? "port" : "thread";
+}
+
+bool takes_completion_path(const std::string& workload) {
+  return workload == "file" || workload == "socket";
 }
 
 std::string default_data_file(unsigned size_mib) {
@@ -291,7 +291,7 @@ void add_workload_flags(CLI::App& c, WorkloadFlags& f) {
   c.add_option("--completion-path", f.completion_path,
                "file, socket, Linux: how I/O completions reach the port: thread (a completion "
                "thread reaps io_uring and posts) | port (no thread: the port reads the ring "
-               "itself) (default thread)");
+               "itself) (default port; Windows: ignored, the kernel queues completions)");
 }
 
 nlohmann::json workload_params_from_flags(const WorkloadFlags& f) {

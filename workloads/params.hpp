@@ -23,13 +23,18 @@ struct PostParams {
 
 enum class FilePattern { random, sequential };
 
-// How I/O completions reach the port on Linux (harness/io/completion_source.hpp): `thread`, a
-// completion thread that reaps the ring and posts; `port`, no thread: the port reads the ring
-// itself. Windows ignores it (the kernel queues completions into the port). Recorded in
-// workload_params and the point id only when not the default, so older results read as before.
+// How I/O completions reach the port on Linux (harness/io/completion_source.hpp): `port` (the
+// default), no thread: the port reads the ring itself and the workers submit their own I/O;
+// `thread`, a completion thread that reaps the ring and posts. Windows ignores it (the kernel
+// queues completions into the port). Every file and socket point records it in
+// workload_params; a results file written before it was recorded was measured on `thread`
+// (kLegacyCompletionPath: absent = thread). The point id names it only when not the default.
 enum class CompletionPath { thread, port };
-inline constexpr CompletionPath kDefaultCompletionPath = CompletionPath::thread;
+inline constexpr CompletionPath kDefaultCompletionPath = CompletionPath::port;
+inline constexpr CompletionPath kLegacyCompletionPath = CompletionPath::thread;
 const char* to_string(CompletionPath path);
+// The workloads whose I/O completions take a completion path (file, socket; not post).
+bool takes_completion_path(const std::string& workload);
 enum class FileOp { read, write, mixed };
 
 struct FileParams {
@@ -71,6 +76,7 @@ inline constexpr const char* kWorkloadNames = "post, file, socket";
 //   file:   file, file_size_mib, block_size, pattern, op, outstanding, buffered | direct,
 //           skip_port_share (Windows)
 //   socket: connections, message_size, messages_in_flight
+//   file and socket: completion_path (absent: kDefaultCompletionPath)
 WorkloadParams parse_workload_params(const std::string& workload, const nlohmann::json& params);
 // Every parameter, defaults included (the results' workload_params).
 nlohmann::json to_json(const WorkloadParams& params);

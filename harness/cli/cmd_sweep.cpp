@@ -13,6 +13,8 @@
 #include "report/file_lock.hpp"
 #include "report/json_file.hpp"
 #include "report/machine_info.hpp"
+#include "report/schema_version.hpp"
+#include "sweep/completion_path_compat.hpp"
 #include "sweep/sweep_runner.hpp"
 
 namespace iocpbench::cli {
@@ -27,7 +29,7 @@ nlohmann::json read_results_file(const std::string& path) {
   } catch (const nlohmann::json::exception&) {
     throw BadInput{"--resume", "'" + path + "' is not valid JSON (truncated or corrupt)"};
   }
-  if (!doc.is_object() || doc.value("schema_version", 0) != 1 || !doc.contains("sweep") ||
+  if (!doc.is_object() || doc.value("schema_version", 0) != report::kResultsSchemaVersion || !doc.contains("sweep") ||
       !doc.contains("points") || !doc.contains("machine")) {
     throw BadInput{"--resume", "'" + path + "' is not an iocpbench results file of schema version 1"};
   }
@@ -75,6 +77,7 @@ CommandBody add_sweep_command(CLI::App& app) {
     std::string json_path = flags->json;
     std::optional<nlohmann::json> existing;
     sweep::Grid grid;
+    std::string resume_note;  // printed once the resume is accepted
     // Held until the command returns: no other process writes the results file meanwhile (nor
     // the file being resumed, when the results go elsewhere).
     report::FileLock json_lock, resume_lock;
@@ -96,11 +99,23 @@ CommandBody add_sweep_command(CLI::App& app) {
         if (busy) throw BadInput{"--resume", busy_text};
       }
       existing = read_results_file(*resume_owner);
+      // Older files: absent = thread, so a point's missing runs use its other runs' path.
+      if (const std::string note = sweep::upgrade_completion_path(*existing); !note.empty()) {
+        resume_note = "iocpbench: note: " + *resume_owner + ' ' + note;
+      }
       report::MachineInfo machine = report::gather_machine_info();
       sweep::check_same_machine(existing->at("machine"), report::to_json(machine));
       grid = sweep::grid_from_json(existing->at("sweep"), "--resume");
-      if (flags->any_grid_flag_given() || quick) {
+      if (flags->any_grid_flag_given() || quick || !flags->workload_flags.completion_path.empty()) {
         const sweep::Grid asked = grid_from_flags(*flags, quick);
+        const auto path_of = [](const sweep::Grid& g) {
+          return g.workload_params.value("completion_path", nlohmann::json()).dump();
+        };
+        // Named first when the file's points have a path (file, socket): the likeliest mismatch.
+        if (grid.workload_params.contains("completion_path") && path_of(asked) != path_of(grid)) {
+          throw BadInput{"--completion-path", "the file's runs used " + path_of(grid) + ", not " +
+                                                  path_of(asked) + " (a resumed point keeps its path)"};
+        }
         if (sweep::grid_to_json(asked) != sweep::grid_to_json(grid)) {
           throw BadInput{"--resume", "the file's grid differs from the one on the command line"};
         }
@@ -111,6 +126,7 @@ CommandBody add_sweep_command(CLI::App& app) {
       lock(json_path, "--json", json_lock);
     }
     sweep::validate_grid(grid);
+    if (!resume_note.empty()) std::cerr << resume_note << '\n';
 
     const auto& stop = install_interrupt_handlers();
     sweep::SweepJob job{grid, json_path, existing, options->quiet, !options->no_probe};

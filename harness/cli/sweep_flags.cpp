@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "run/working_set.hpp"
+#include "sweep/completion_path_compat.hpp"
 
 namespace iocpbench::cli {
 
@@ -106,6 +107,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick) {
   if (!f.max_repetitions.empty()) grid.max_repetitions = parse_count_flag(f.max_repetitions, "--max-repetitions", 1);
   const nlohmann::json given = workloads::workload_params_from_flags(f.workload_flags);
   for (const auto& [key, value] : given.items()) grid.workload_params[key] = value;
+  sweep::record_completion_path(grid);  // the results file says which path its I/O used
   return grid;
 }
 

@@ -190,10 +190,11 @@ std::string point_id(const run::PointSpec& point) {
   // Shared-port ids stay as they were (results files from before the field resume as before).
   if (point.dispatch != "shared") id << "/d=" << point.dispatch;
   if (point.working_set_kib > 0) id << "/ws=" << point.working_set_kib;
-  // --completion-path, only when not the default (older ids stay as they were).
+  // --completion-path (file, socket), only when not the default: the default's ids stay short.
   const auto& params = point.workload_params;
   const char* fallback = workloads::to_string(workloads::kDefaultCompletionPath);
-  if (params.is_object() && params.contains("completion_path") &&
+  if (workloads::takes_completion_path(point.workload) && params.is_object() &&
+      params.contains("completion_path") &&
       params["completion_path"].is_string() && params["completion_path"] != fallback) {
     id << "/cp=" << params["completion_path"].get<std::string>();
   }

@@ -28,6 +28,7 @@
 #include "port/port_actor.hpp"
 #include "run/run_point.hpp"
 #include "run/switch_attribution.hpp"
+#include "sweep/completion_path_compat.hpp"
 #include "sweep/grid.hpp"
 #include "workloads/params.hpp"
 
@@ -276,15 +277,19 @@ TEST(SwitchAttribution, HandoffsNeverClaimMoreThanTheWorkersSwitched) {
       << "nothing counted: no share, not 0";
 }
 
-// ---- the path in results: only when not the default ----
+// ---- the path in results: always in the params, in the id only when not the default ----
 
-TEST(CompletionPathRecord, ParamsAndPointIdNameItOnlyWhenNotTheDefault) {
+TEST(CompletionPathRecord, EveryIoPointRecordsItAndTheIdNamesItOnlyWhenNotTheDefault) {
   using iocpbench::workloads::parse_workload_params;
   using iocpbench::workloads::to_json;
-  const auto port = to_json(parse_workload_params("socket", {{"completion_path", "port"}}));
-  EXPECT_EQ(port.value("completion_path", ""), "port");
+  EXPECT_EQ(iocpbench::workloads::kDefaultCompletionPath, iocpbench::workloads::CompletionPath::port);
   const auto plain = to_json(parse_workload_params("socket", nlohmann::json::object()));
-  EXPECT_FALSE(plain.contains("completion_path")) << "older results read as before";
+  EXPECT_EQ(plain.value("completion_path", ""), "port") << "the default, written out";
+  const auto thread = to_json(parse_workload_params("file", {{"completion_path", "thread"}}));
+  EXPECT_EQ(thread.value("completion_path", ""), "thread");
+  EXPECT_FALSE(to_json(parse_workload_params("post", {{"completion_path", "thread"}}))
+                   .contains("completion_path"))
+      << "post has no I/O";
   try {
     parse_workload_params("file", {{"completion_path", "ring"}});
     ADD_FAILURE() << "a bad path was accepted";
@@ -294,10 +299,84 @@ TEST(CompletionPathRecord, ParamsAndPointIdNameItOnlyWhenNotTheDefault) {
   iocpbench::run::PointSpec spec;
   spec.workload = "socket";
   const std::string id = iocpbench::sweep::point_id(spec);
-  spec.workload_params = {{"completion_path", "thread"}};
-  EXPECT_EQ(iocpbench::sweep::point_id(spec), id);
   spec.workload_params = {{"completion_path", "port"}};
-  EXPECT_EQ(iocpbench::sweep::point_id(spec), id + "/cp=port");
+  EXPECT_EQ(iocpbench::sweep::point_id(spec), id);
+  spec.workload_params = {{"completion_path", "thread"}};
+  EXPECT_EQ(iocpbench::sweep::point_id(spec), id + "/cp=thread");
+  spec.workload = "post";
+  spec.workload_params = nlohmann::json::object();
+  const std::string post_id = iocpbench::sweep::point_id(spec);
+  spec.workload_params = {{"completion_path", "thread"}};
+  EXPECT_EQ(iocpbench::sweep::point_id(spec), post_id) << "post ids never name a path";
+}
+
+// A results file as written before the change: no completion_path anywhere, thread measured.
+nlohmann::json older_results(const iocpbench::sweep::Grid& grid) {
+  nlohmann::json doc = {{"sweep", iocpbench::sweep::grid_to_json(grid)}, {"points", nlohmann::json::array()}};
+  doc["sweep"]["workload_params"] = nlohmann::json::object();
+  for (const auto& spec : iocpbench::sweep::expand(grid, 2)) {
+    // The id of the time: no path named (thread was the default, and nothing said port).
+    doc["points"].push_back({{"id", iocpbench::sweep::point_id(spec)},
+                             {"workload", spec.workload},
+                             {"workload_params", nlohmann::json::object()},
+                             {"runs", nlohmann::json::array({{{"repetition", 0}}})}});
+  }
+  return doc;
+}
+
+iocpbench::sweep::Grid small_grid(std::vector<std::string> workloads) {
+  iocpbench::sweep::Grid grid = iocpbench::sweep::quick_grid();
+  grid.workloads = std::move(workloads);
+  grid.workload_params = nlohmann::json::object();
+  return grid;
+}
+
+TEST(CompletionPathRecord, AnOlderFileResumesOnThreadWithIdsOfTheGridItExpandsTo) {
+  nlohmann::json doc = older_results(small_grid({"post", "file", "socket"}));
+  const std::string note = iocpbench::sweep::upgrade_completion_path(doc);
+  EXPECT_NE(note.find("--completion-path"), std::string::npos) << note;
+  EXPECT_NE(note.find("thread"), std::string::npos) << note;
+  EXPECT_EQ(doc["sweep"]["workload_params"].value("completion_path", ""), "thread");
+  // What the resume expands the file's grid to must meet the file's points one by one, or their
+  // runs would be dropped (different ids) or mixed with port runs (same ids, other path).
+  const auto grid = iocpbench::sweep::grid_from_json(doc["sweep"], "--resume");
+  const auto specs = iocpbench::sweep::expand(grid, 2);
+  ASSERT_EQ(specs.size(), doc["points"].size());
+  std::size_t named = 0;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const std::string id = iocpbench::sweep::point_id(specs[i]);
+    EXPECT_EQ(doc["points"][i]["id"], id);
+    if (specs[i].workload != "post") {
+      EXPECT_EQ(doc["points"][i]["workload_params"]["completion_path"], "thread");
+      EXPECT_NE(id.find("/cp=thread"), std::string::npos) << id;
+      ++named;
+    } else {
+      EXPECT_EQ(id.find("/cp="), std::string::npos) << id;
+    }
+  }
+  EXPECT_GT(named, 0u);
+  EXPECT_EQ(iocpbench::sweep::upgrade_completion_path(doc), "") << "once is enough";
+}
+
+TEST(CompletionPathRecord, ANewFileAndAnOlderPortFileResumeOnPort) {
+  iocpbench::sweep::Grid grid = small_grid({"file"});
+  iocpbench::sweep::record_completion_path(grid);
+  EXPECT_EQ(grid.workload_params.value("completion_path", ""), "port");
+  nlohmann::json doc = older_results(grid);
+  doc["sweep"]["workload_params"]["completion_path"] = "port";
+  for (auto& p : doc["points"]) {
+    p["workload_params"]["completion_path"] = "port";
+    p["id"] = p["id"].get<std::string>() + "/cp=port";  // an older file's explicit port
+  }
+  EXPECT_EQ(iocpbench::sweep::upgrade_completion_path(doc), "");
+  const auto specs = iocpbench::sweep::expand(iocpbench::sweep::grid_from_json(doc["sweep"], "--resume"), 2);
+  ASSERT_EQ(specs.size(), doc["points"].size());
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_EQ(doc["points"][i]["id"], iocpbench::sweep::point_id(specs[i])) << "no /cp= for the default";
+  }
+  iocpbench::sweep::Grid posts = small_grid({"post"});
+  iocpbench::sweep::record_completion_path(posts);
+  EXPECT_FALSE(posts.workload_params.contains("completion_path")) << "no I/O, nothing to record";
 }
 
 // ---- whole runs ----

@@ -1,0 +1,118 @@
+"""--completion-path across the change of its default (thread -> port, issue 15), through the
+real binary: a results file written before points recorded the path resumes on thread (never
+mixing the two paths in one point), refuses another path on the command line, and still meets a
+new file's points in iocpbench-compare, which says which path each side used."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from analysis.load import _validator
+
+from conftest import ROOT, run
+
+GRID = ["--workload", "file,socket", "--concurrency", "N", "--pool", "N", "--blocking", "0",
+        "--work-us", "20", "--duration", "0.15", "--warmup", "0.02", "--file-size-mib", "16",
+        "--no-probe", "--quiet"]
+THREAD_DESIGN = "completion thread is the only submitter"
+PORT_DESIGN = "read by the port itself"
+
+
+def design(run_json: dict) -> str:
+    return run_json["workload_stats"]["completion_source"]["design"]
+
+
+def as_older_file(doc: dict) -> dict:
+    """What a results file of the same thread-path runs looked like before the path was
+    recorded: no completion_path anywhere, and ids without /cp=thread."""
+    doc["sweep"]["workload_params"].pop("completion_path")
+    for point in doc["points"]:
+        assert point["workload_params"].pop("completion_path") == "thread"
+        assert point["id"].endswith("/cp=thread")
+        point["id"] = point["id"][: -len("/cp=thread")]
+    return doc
+
+
+def older_interrupted_file(binary: Path, tmp_path: Path) -> tuple[Path, dict]:
+    """A thread-path sweep of 2 repetitions, made older and cut to its first repetition."""
+    out = tmp_path / "older.json"
+    proc = run(binary, "sweep", *GRID, "--repetitions", "2", "--completion-path", "thread",
+               "--json", str(out), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = as_older_file(json.loads(out.read_text()))
+    for point in doc["points"]:
+        point["runs"] = [r for r in point["runs"] if r["repetition"] == 0]
+    doc["sweep"]["complete"] = False
+    doc["sweep"]["finished"] = None
+    out.write_text(json.dumps(doc))
+    return out, doc
+
+
+def test_new_results_record_the_default_port_path(binary, tmp_path):
+    out = tmp_path / "new.json"
+    proc = run(binary, "sweep", *GRID, "--repetitions", "1", "--json", str(out), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    _validator().validate(doc)
+    assert doc["sweep"]["workload_params"]["completion_path"] == "port"
+    for point in doc["points"]:
+        assert point["workload_params"]["completion_path"] == "port"
+        assert "/cp=" not in point["id"], "the default is not named in the id"
+        assert PORT_DESIGN in design(point["runs"][0]), design(point["runs"][0])
+
+
+def test_an_older_file_resumes_on_thread_and_keeps_its_runs(binary, tmp_path):
+    out, older = older_interrupted_file(binary, tmp_path)
+    kept = {p["id"] + "/cp=thread": p["runs"][0] for p in older["points"]}
+    proc = run(binary, "sweep", "--resume", str(out), "--quiet", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "--completion-path" in proc.stderr and "'thread'" in proc.stderr, proc.stderr
+    doc = json.loads(out.read_text())
+    _validator().validate(doc)
+    assert doc["sweep"]["complete"] is True
+    assert doc["sweep"]["workload_params"]["completion_path"] == "thread"
+    assert sorted(p["id"] for p in doc["points"]) == sorted(kept)
+    for point in doc["points"]:
+        assert point["workload_params"]["completion_path"] == "thread"
+        runs = sorted(point["runs"], key=lambda r: r["repetition"])
+        assert [r["repetition"] for r in runs] == [0, 1], point["id"]
+        assert runs[0] == kept[point["id"]], "the older run is kept as it was"
+        assert THREAD_DESIGN in design(runs[1]), "the new run took the file's path: " + design(runs[1])
+
+
+def test_an_older_file_refuses_the_other_path_and_is_left_alone(binary, tmp_path):
+    out, _ = older_interrupted_file(binary, tmp_path)
+    before = out.read_bytes()
+    proc = run(binary, "sweep", "--resume", str(out), "--completion-path", "port", timeout=60)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("iocpbench: --completion-path:"), proc.stderr
+    assert "thread" in lines[0]
+    assert out.read_bytes() == before
+
+
+def compare(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "analysis", "compare", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_compare_meets_an_older_file_and_names_each_sides_path(binary, tmp_path):
+    base = tmp_path / "base.json"
+    assert run(binary, "sweep", *GRID, "--repetitions", "1", "--completion-path", "thread",
+               "--json", str(base), timeout=120).returncode == 0
+    base.write_text(json.dumps(as_older_file(json.loads(base.read_text()))))
+    new = tmp_path / "new.json"
+    assert run(binary, "sweep", *GRID, "--repetitions", "1", "--json", str(new), timeout=120).returncode == 0
+    proc = compare(str(base), str(new))
+    assert proc.returncode in (0, 1), proc.stderr  # 1 would be a regression: not what is tested
+    text = proc.stdout
+    assert "Unmatched points" not in text, text
+    assert "missing" not in proc.stderr, proc.stderr
+    paths = next(line for line in text.splitlines() if line.startswith("Completion path"))
+    assert "thread (2 points)" in paths and "port (2 points)" in paths, paths
+    assert "2 matched point(s) compare one completion path with the other" in text, text
+    # The same file against itself: no crossing, one path named per side.
+    same = compare(str(new), str(new)).stdout
+    assert "compare one completion path with the other" not in same
