@@ -7,6 +7,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "report/machine_info.hpp"
+#include "report/schema_version.hpp"
 
 using namespace iocpbench::cli;
 
@@ -16,6 +18,12 @@ int main(int argc, char** argv) {
       "workload (post, file or socket I/O with a given blocking ratio), with throughput,\n"
       "latency and context switches. Exit status: 0 ok, 1 a run failed, 2 bad input,\n"
       "130 interrupted (results kept)."};
+  app.set_version_flag("--version", [] {
+    const iocpbench::report::ToolInfo tool = iocpbench::report::tool_info();
+    return "iocpbench " + tool.version + " (git " + tool.git + ", " + tool.build_type + ", " +
+           tool.compiler + "), results schema " +
+           std::to_string(iocpbench::report::kResultsSchemaVersion);
+  }, "print the version, the build and the results schema version, then exit");
   app.require_subcommand(1);
   std::map<CLI::App*, CommandBody> bodies;
   auto add = [&](CommandBody (*adder)(CLI::App&)) {
@@ -34,6 +42,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "iocpbench: " << e.what() << '\n';

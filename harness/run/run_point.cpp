@@ -14,6 +14,7 @@
 #include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
 #include "report/machine_info.hpp"
+#include "report/schema_version.hpp"
 #include "run/block_control.hpp"
 #include "run/blocking_io.hpp"
 #include "run/cpu_work.hpp"
@@ -195,10 +196,6 @@ void validate_point(const PointSpec& spec) {
   if (spec.duration_s > 86400) throw BadInput{"--duration", "longer than a day"};
   if (spec.dispatch != "shared" && spec.dispatch != "per-thread") {
     throw BadInput{"--dispatch", "'" + spec.dispatch + "' is not shared or per-thread"};
-  }
-  if (spec.dispatch == "per-thread" && spec.workload == "socket") {
-    throw BadInput{"--dispatch", "per-thread is implemented for the post and file workloads, "
-                                 "not yet for socket"};
   }
   if (!std::isfinite(spec.warmup_s) || spec.warmup_s < 0 || spec.warmup_s > 3600) {
     throw BadInput{"--warmup", "must be between 0 and 3600 seconds"};
@@ -570,7 +567,7 @@ nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>
 
 nlohmann::json results_document(const nlohmann::json& sweep, const nlohmann::json& points) {
   const report::MachineInfo machine = report::gather_machine_info();
-  return {{"schema_version", 1},
+  return {{"schema_version", report::kResultsSchemaVersion},
           {"tool", report::to_json(report::tool_info())},
           {"machine", report::to_json(machine)},
           {"sweep", sweep},
