@@ -218,17 +218,7 @@ class FileWorkload final : public Workload {
 
   io::SourceStats sum_stats() const {
     io::SourceStats sum;
-    for (const auto& source : sources_) {
-      const io::SourceStats s = source->stats();
-      sum.completions += s.completions;
-      sum.posted += s.posted;
-      sum.enters += s.enters;
-      sum.parks += s.parks;
-      sum.doorbells += s.doorbells;
-      sum.max_batch = std::max(sum.max_batch, s.max_batch);
-      sum.post_failures += s.post_failures;
-      sum.dropped_at_stop += s.dropped_at_stop;
-    }
+    for (const auto& source : sources_) sum += source->stats();
     return sum;
   }
 

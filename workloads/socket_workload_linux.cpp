@@ -9,6 +9,10 @@
 // Load generator: `messages_in_flight` messages per connection; each message's bytes are a
 // function of (connection, stream position), so every echoed byte is verified; the round trip
 // (send -> whole echo received) is the end-to-end latency. One clock read per CQE batch.
+// Per-thread dispatch (DiskSpd's model, as the file workload): connection i belongs to worker
+// i mod S; each of those workers has its own ring with no completion thread, submitted and
+// reaped by the worker itself into its own port (Pool: pump when the port is empty), so a
+// connection's receives and echoes never leave the thread that handles them.
 
 #include <arpa/inet.h>
 #include <liburing.h>
@@ -126,16 +130,24 @@ class SocketWorkload final : public Workload {
       s.send.linked = &s.recv;  // one enter submits the echo and re-arms the receive
     }
     open_conns_.store(n);
-    io::SourceOptions options;
-    options.port = env.port;
-    options.max_ops = 2 * n;
-    options.roles = env.roles;
-    options.port_reads = params_.completion_path == CompletionPath::port;
-    source_ = io::make_completion_source(options);
+    // Per-thread ports: one ring per worker that owns a connection (workers beyond the
+    // connection count get no ring and only ever take their stop packet).
+    const std::size_t rings =
+        env.worker_ports.empty() ? 1 : std::min<std::size_t>(env.worker_ports.size(), n);
+    for (std::size_t r = 0; r < rings; ++r) {
+      io::SourceOptions options;
+      options.port = env.worker_ports.empty() ? env.port : env.worker_ports[r];
+      // Connections r, r+R, ...: a receive and an echo each.
+      options.max_ops = static_cast<unsigned>(2 * ((n + rings - 1) / rings));
+      options.roles = env.roles;
+      options.own_thread = env.worker_ports.empty();
+      options.port_reads = params_.completion_path == CompletionPath::port;
+      sources_.push_back(io::make_completion_source(options));
+    }
   }
 
   void start() override {
-    for (auto& s : server_) source_->submit(s.recv);
+    for (auto& s : server_) source_for(s.recv).submit(s.recv);
     std::promise<std::string> ready;
     auto started = ready.get_future();
     generator_ = std::thread([this, &ready] { generator(ready); });
@@ -182,13 +194,13 @@ class SocketWorkload final : public Workload {
       }
       if (sent == static_cast<ssize_t>(packet.bytes)) {
         direct_sends_.fetch_add(1, std::memory_order_relaxed);
-        source_->submit(s.recv);
+        source_for(s.recv).submit(s.recv);
         return;
       }
     }
     s.send.len = packet.bytes;
     s.send.done = sent > 0 ? static_cast<std::uint32_t>(sent) : 0;
-    source_->submit(s.send);
+    source_for(s.send).submit(s.send);
   }
 
   bool drain(std::chrono::steady_clock::time_point deadline) override {
@@ -209,10 +221,11 @@ class SocketWorkload final : public Workload {
   void close() override {
     force_exit_.store(true);
     if (generator_.joinable()) generator_.join();
-    if (source_) {
-      source_stats_ = source_->stats();
-      source_description_ = source_->describe();
-      source_.reset();
+    if (!sources_.empty()) {
+      source_stats_ = sum_stats();
+      source_rings_ = sources_.size();
+      source_description_ = describe();
+      sources_.clear();  // stops the completion threads; cancels anything left in flight
     }
     for (auto& s : server_) {
       if (s.fd >= 0) ::close(s.fd);
@@ -227,7 +240,7 @@ class SocketWorkload final : public Workload {
   }
 
   nlohmann::json stats(double window_s) const override {
-    const io::SourceStats s = source_ ? source_->stats() : source_stats_;
+    const io::SourceStats s = sources_.empty() ? source_stats_ : sum_stats();
     return {{"connections", params_.connections},
             {"messages_sent", messages_sent_},
             {"messages_verified", messages_verified_},
@@ -242,7 +255,8 @@ class SocketWorkload final : public Workload {
             {"drain_timeouts", drain_timeouts_.load()},
             {"echoes_sent_inline", direct_sends_.load()},
             {"completion_source",
-             {{"design", source_ ? source_->describe() : source_description_},
+             {{"design", sources_.empty() ? source_description_ : describe()},
+              {"rings", sources_.empty() ? source_rings_ : sources_.size()},
               {"completions", s.completions},
               {"posted", s.posted},
               {"io_uring_enter_calls", s.enters},
@@ -257,12 +271,20 @@ class SocketWorkload final : public Workload {
   // The port path: workers submit the echoes and receives, which io_uring ties to the
   // submitting thread; conservatively no worker of a self-sizing pool leaves while any is armed.
   bool worker_has_io_pending(unsigned) const override {
-    return params_.completion_path == CompletionPath::port;
+    return params_.completion_path == CompletionPath::port && env_.worker_ports.empty();
+  }
+
+  // Per-thread ports: worker w reaps its own ring (connections w, w+R, ...).
+  bool pumps(unsigned worker) const override {
+    return !env_.worker_ports.empty() && worker < sources_.size();
+  }
+  int pump(unsigned worker, unsigned wait_us) override {
+    return worker < sources_.size() ? sources_[worker]->pump(wait_us) : -1;
   }
 
   std::string stall_report() const override {
-    if (!source_) return {};
-    const io::SourceStats s = source_->stats();
+    if (sources_.empty()) return {};
+    const io::SourceStats s = sum_stats();
     return std::to_string(open_conns_.load()) + " of " + std::to_string(server_.size()) +
            " server connections open; completion source: " + std::to_string(s.completions) +
            " completed, " + std::to_string(s.posted) + " posted to the port" +
@@ -270,7 +292,7 @@ class SocketWorkload final : public Workload {
   }
 
   std::uint64_t errors() const override {
-    const io::SourceStats s = source_ ? source_->stats() : source_stats_;
+    const io::SourceStats s = sources_.empty() ? source_stats_ : sum_stats();
     return (mismatched_bytes_ > 0 ? 1 : 0) + generator_errors_ + unexpected_eof_ +
            drain_timeouts_.load() + s.post_failures;
   }
@@ -278,6 +300,26 @@ class SocketWorkload final : public Workload {
   const metrics::Histogram* own_latency() const override { return &round_trip_; }
 
  private:
+  // Connection i's operations go to ring i mod R (R = 1 with a shared port).
+  io::CompletionSource& source_for(const io::IoOp& op) {
+    return *sources_[op.index % sources_.size()];
+  }
+
+  io::SourceStats sum_stats() const {
+    io::SourceStats sum;
+    for (const auto& source : sources_) sum += source->stats();
+    return sum;
+  }
+
+  std::string describe() const {
+    std::string text = sources_.front()->describe();
+    if (!env_.worker_ports.empty()) {
+      text = "per-thread ports: one ring per worker (connection i -> worker i mod S), submitted "
+             "and reaped by that worker itself into its own port; " + text;
+    }
+    return text;
+  }
+
   // ---- the load generator (its own thread and ring) ----
   static constexpr std::uintptr_t kRecvTag = 1;
 
@@ -472,7 +514,8 @@ class SocketWorkload final : public Workload {
   int listen_fd_ = -1;
   std::vector<ServerConn> server_;
   std::vector<ClientConn> clients_;
-  std::unique_ptr<io::CompletionSource> source_;
+  std::vector<std::unique_ptr<io::CompletionSource>> sources_;
+  std::size_t source_rings_ = 0;
   io::SourceStats source_stats_;
   std::string source_description_;
   std::atomic<std::uint64_t> open_conns_{0};

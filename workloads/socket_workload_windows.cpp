@@ -50,6 +50,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "io/overlapped_windows.hpp"
 #include "metrics/clock.hpp"
 #include "workloads/echo_pattern.hpp"
@@ -137,6 +138,10 @@ class SocketWorkload final : public Workload {
 
   void open(const RunEnv& env) override {
     env_ = env;
+    if (!env.worker_ports.empty()) {
+      throw cli::BadInput{"--dispatch", "per-thread is not implemented for the socket workload on "
+                                        "Windows yet (shared is)"};
+    }
     winsock_startup();
     const unsigned n = params_.connections;
     capacity_ = std::size_t{params_.message_size} * params_.in_flight;

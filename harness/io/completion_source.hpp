@@ -92,6 +92,19 @@ struct SourceStats {
   std::uint64_t dropped_at_stop = 0;
 };
 
+// Several rings' counters as one (per-thread ports: a ring per worker); max_batch is the largest.
+inline SourceStats& operator+=(SourceStats& sum, const SourceStats& s) {
+  sum.completions += s.completions;
+  sum.posted += s.posted;
+  sum.enters += s.enters;
+  sum.parks += s.parks;
+  sum.doorbells += s.doorbells;
+  sum.max_batch = sum.max_batch > s.max_batch ? sum.max_batch : s.max_batch;
+  sum.post_failures += s.post_failures;
+  sum.dropped_at_stop += s.dropped_at_stop;
+  return sum;
+}
+
 class CompletionSource {
  public:
   virtual ~CompletionSource() = default;

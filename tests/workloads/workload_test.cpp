@@ -378,9 +378,45 @@ TEST(PerThreadDispatch, FileReadsOneRingPerWorker) {
       << "every posted completion was handled by its worker";
 }
 
-TEST(PerThreadDispatch, SocketIsRefusedClearly) {
-  PointSpec spec = per_thread(spec_for("socket"));
-  EXPECT_EQ(bad_flag(spec), "--dispatch");
+// Issue 15 item 6: each worker its own port, ring and connections. With fewer connections
+// than workers, a worker that owns none handles nothing (in a shared port any worker could).
+TEST(PerThreadDispatch, SocketEchoesOnEachWorkersOwnRing) {
+  const unsigned pool = 2 * n_cpus();
+  const unsigned connections = pool - 1;
+  PointSpec spec = per_thread(spec_for("socket", {{"connections", connections}, {"message_size", 100}}));
+  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  const auto& s = r.workload_stats;
+  EXPECT_EQ(s.at("mismatched_bytes").get<std::uint64_t>(), 0u);
+  EXPECT_GT(s.at("messages_sent").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(s.at("messages_verified"), s.at("messages_sent")) << "every message came back";
+  const auto& source = s.at("completion_source");
+  EXPECT_EQ(source.at("rings").get<std::size_t>(), connections) << "one ring per worker owning a connection";
+  EXPECT_NE(source.at("design").get<std::string>().find("per-thread ports"), std::string::npos);
+  EXPECT_EQ(source.at("posted").get<std::uint64_t>(), r.packets_handled_total)
+      << "every posted completion was handled by its worker";
+  const auto idle = std::count(r.thread_shares.begin(), r.thread_shares.end(), 0.0);
+  EXPECT_GE(static_cast<unsigned>(idle), pool - connections) << "a worker without a connection handled packets";
+  EXPECT_EQ(r.effective_concurrency, 1u);
+}
+
+// The thread path (--completion-path thread) stays selectable for A/B: a completion thread
+// is the only submitter, and every I/O is still accounted for.
+TEST(ThreadCompletionPath, FileAndSocketStillAccountForEveryCompletion) {
+  PointSpec file = spec_for("file", {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 8},
+                                     {"completion_path", "thread"}});
+  const RunResult f = iocpbench::run::run_point(file, nullptr);
+  expect_clean_accounting(f, file.pool_value);
+  const auto& fs = f.workload_stats.at("completion_source");
+  EXPECT_NE(fs.at("design").get<std::string>().find("completion thread is the only submitter"), std::string::npos)
+      << fs.at("design");
+  EXPECT_EQ(fs.at("posted").get<std::uint64_t>(), f.packets_handled_total);
+  PointSpec socket = spec_for("socket", {{"connections", 4}, {"completion_path", "thread"}});
+  const RunResult k = iocpbench::run::run_point(socket, nullptr);
+  expect_clean_accounting(k, socket.pool_value);
+  EXPECT_EQ(k.workload_stats.at("messages_verified"), k.workload_stats.at("messages_sent"));
+  EXPECT_NE(k.workload_stats.at("completion_source").at("design").get<std::string>().find("completion thread"),
+            std::string::npos);
 }
 
 TEST(NoMetrics, CountsStayRecordsNothingPerCompletion) {
