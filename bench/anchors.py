@@ -181,7 +181,8 @@ def p1(binary: Path, args, log) -> None:
 
 def p1_limits(binary: Path, args, log, stream_emulated: list[float]) -> None:
     """The physical limits beside P1 (issue 21): the host's character, not targets."""
-    names = ["poster_alone/emulated", "poster_alone/condvar", "pingpong/atomic", "handoff/futex"]
+    names = ["poster_alone/emulated", "poster_alone/condvar", "pingpong/atomic", "handoff/futex",
+             "pause"]
     log(f"P1 limits: {', '.join(names)}")
     results = run_rounds(binary, names, args.pairs, args.min_time, args.timeout, log)
     for name in names[:2]:
@@ -189,6 +190,8 @@ def p1_limits(binary: Path, args, log, stream_emulated: list[float]) -> None:
             {"v": value_of(e, "items_per_second") / 1e6} for e in results[name]], "v", None)
     print_values("P1", "limit: cache-line round trip (ns)", results["pingpong/atomic"],
                  "ns_per_round_trip", None)
+    print_values("P1", "limit: one PAUSE, PortLock's spin unit (ns)", [
+        {"v": 1e9 * value_of(e, "seconds_per_pause")} for e in results["pause"]], "v", None)
     print_values("P1", "limit: futex round trip (us)", [
         {"v": 1e6 / value_of(e, "items_per_second")} for e in results["handoff/futex"]], "v", None)
     poster = statistics.median(value_of(e, "items_per_second")

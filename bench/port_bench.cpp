@@ -15,8 +15,9 @@
 //                                         threads drain them (closed loop, K = 64M, pool 2N+2).
 //   poster_alone/<backend>                The physical limits beside P1 (issue 21): one thread
 //   pingpong/atomic                       posting with no consumer (the streaming poster's
-//                                         ceiling), and two threads passing one cache line
-//                                         back and forth (the host's line round trip).
+//   pause                                 ceiling), two threads passing one cache line back
+//                                         and forth (the host's line round trip), and what
+//                                         one spin-wait PAUSE costs (PortLock counts in them).
 //
 // N = logical CPUs, M = the port's concurrency value = N. Throughput is items_per_second (real
 // time); cs_per_item is the process's context switches (voluntary + involuntary, getrusage)
@@ -40,6 +41,7 @@
 #include "platform/platform.hpp"
 #include "port/blocking_region.hpp"
 #include "port/completion_port.hpp"
+#include "port/port_lock.hpp"
 
 namespace iocpbench::bench {
 namespace {
@@ -540,6 +542,20 @@ void bm_pingpong_atomic(benchmark::State& state) {
   }
 }
 
+// One spin-wait hint (x86 PAUSE) after another: PortLock bounds its spin in these, and their
+// cost varies about tenfold between x86 generations. seconds_per_pause is the CPU time of one
+// (an inverted rate: the console prints it scaled, e.g. "29ns").
+void bm_pause(benchmark::State& state) {
+  constexpr int kPauses = 1000;
+  for (auto _ : state) {
+    for (int i = 0; i < kPauses; ++i) port::cpu_relax();
+  }
+  state.SetItemsProcessed(state.iterations() * kPauses);
+  state.counters["seconds_per_pause"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * kPauses,
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 void register_all() {
   for (Backend backend : kBackends) {
     if (!port::backend_available(backend)) continue;
@@ -564,6 +580,7 @@ void register_all() {
   }
   benchmark::RegisterBenchmark("handoff/futex", bm_futex_round_trip)->UseRealTime();
   benchmark::RegisterBenchmark("pingpong/atomic", bm_pingpong_atomic)->UseRealTime();
+  benchmark::RegisterBenchmark("pause", bm_pause);  // CPU time: a preempted loop is not slower
 }
 
 }  // namespace
