@@ -172,7 +172,7 @@ def p1(binary: Path, args, log) -> None:
                     names[0], f"{kind}/{other}/pool:{pool}{suffix}", goal=goal))
             print_comparisons(comparisons, results)
             cs = [median_where_present(results[n], "cs_per_item") for n in names]
-            print(f"    cs/completion (median) " + "  ".join(
+            print("    cs/completion (median) " + "  ".join(
                 f"{b} {fmt(v)}" for b, v in zip(BACKENDS, cs)))
             if kind == "stream":
                 stream_emulated += [value_of(e, "items_per_second") for e in results[names[0]]]
