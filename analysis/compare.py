@@ -393,10 +393,28 @@ def _paths_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{path} ({n} point{'s' if n != 1 else ''})" for path, n in counts.items()) or "none"
 
 
+def _path_taken(point: dict[str, Any], machine: dict[str, Any]) -> str | None:
+    """The completion path a point's I/O really took: None where the path does not apply, so a
+    difference in what was recorded changes nothing: post; Windows, which ignores it (the kernel
+    queues completions into the port); per-thread dispatch, whose workers reap their own rings."""
+    if str(machine.get("os", "")) == "Windows" or point.get("dispatch", "shared") == "per-thread":
+        return None
+    return completion_path(point)
+
+
+def crosses_completion_path(base: dict[str, Any], base_machine: dict[str, Any],
+                            new: dict[str, Any], new_machine: dict[str, Any]) -> bool:
+    """Whether a matched pair compares one completion path with the other: both points took
+    one (_path_taken) and they differ."""
+    b, n = _path_taken(base, base_machine), _path_taken(new, new_machine)
+    return b is not None and n is not None and b != n
+
+
 def completion_path_lines(report: CompareReport) -> list[str]:
     """Which completion path (Linux: how I/O completions reached the port) each side's file and
-    socket points used, and how many matched pairs crossed from one path to the other. Nothing
-    when no side has I/O points."""
+    socket points used, and how many matched pairs crossed from one path to the other (pairs
+    where both sides took one: not Windows, not per-thread dispatch). Nothing when no side has
+    I/O points."""
     sides = [(report.base_label, completion_paths(report.base.points))]
     sides += [(mc.label, completion_paths(mc.results.points)) for mc in report.machines]
     if not any(counts for _, counts in sides):
@@ -405,7 +423,8 @@ def completion_path_lines(report: CompareReport) -> list[str]:
              "records none was measured on thread): "
              + "; ".join(f"{_escape(label)}: {_paths_text(counts)}" for label, counts in sides) + "."]
     for mc in report.machines:
-        crossed = sum(1 for bp, np_ in mc.matching.pairs if completion_path(bp) != completion_path(np_))
+        crossed = sum(1 for bp, np_ in mc.matching.pairs
+                      if crosses_completion_path(bp, report.base.machine, np_, mc.results.machine))
         if crossed:
             lines.append(f"- {_escape(mc.label)}: {crossed} matched point(s) compare one completion path "
                          "with the other: their ratios include the change of path.")

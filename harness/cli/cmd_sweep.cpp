@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -16,6 +17,7 @@
 #include "report/schema_version.hpp"
 #include "sweep/completion_path_compat.hpp"
 #include "sweep/sweep_runner.hpp"
+#include "workloads/params.hpp"
 
 namespace iocpbench::cli {
 namespace {
@@ -31,7 +33,8 @@ nlohmann::json read_results_file(const std::string& path) {
   }
   if (!doc.is_object() || doc.value("schema_version", 0) != report::kResultsSchemaVersion || !doc.contains("sweep") ||
       !doc.contains("points") || !doc.contains("machine")) {
-    throw BadInput{"--resume", "'" + path + "' is not an iocpbench results file of schema version 1"};
+    throw BadInput{"--resume", "'" + path + "' is not an iocpbench results file of schema version " +
+                                   std::to_string(report::kResultsSchemaVersion)};
   }
   return doc;
 }
@@ -106,15 +109,34 @@ CommandBody add_sweep_command(CLI::App& app) {
       report::MachineInfo machine = report::gather_machine_info();
       sweep::check_same_machine(existing->at("machine"), report::to_json(machine));
       grid = sweep::grid_from_json(existing->at("sweep"), "--resume");
-      if (flags->any_grid_flag_given() || quick || !flags->workload_flags.completion_path.empty()) {
-        const sweep::Grid asked = grid_from_flags(*flags, quick);
+      const std::string& path_flag = flags->workload_flags.completion_path;
+      const bool grid_given = flags->any_grid_flag_given() || quick;
+      if (grid_given || !path_flag.empty()) {
+        constexpr const char* kPath = "completion_path";
+        // The grid asked for: the flags' (the path left as given: not today's default), or the
+        // file's own when --completion-path is all that is given (then the path alone compares).
+        sweep::Grid asked = grid_given ? grid_from_flags(*flags, quick, /*record_path=*/false) : grid;
+        if (!path_flag.empty()) {
+          workloads::parse_workload_params("socket", {{kPath, path_flag}});  // thread | port, else exit 2
+          asked.workload_params[kPath] = path_flag;
+        } else if (asked.workload_params.is_object() && !asked.workload_params.contains(kPath) &&
+                   grid.workload_params.contains(kPath)) {
+          // Named neither by --completion-path nor by --grid: the file's path, whichever it is.
+          asked.workload_params[kPath] = grid.workload_params[kPath];
+        }
         const auto path_of = [](const sweep::Grid& g) {
           return g.workload_params.value("completion_path", nlohmann::json()).dump();
         };
-        // Named first when the file's points have a path (file, socket): the likeliest mismatch.
-        if (grid.workload_params.contains("completion_path") && path_of(asked) != path_of(grid)) {
-          throw BadInput{"--completion-path", "the file's runs used " + path_of(grid) + ", not " +
-                                                  path_of(asked) + " (a resumed point keeps its path)"};
+        // Named first: the likeliest mismatch.
+        if (path_of(asked) != path_of(grid)) {
+          if (grid.workload_params.contains(kPath)) {
+            throw BadInput{"--completion-path", "the file's runs used " + path_of(grid) + ", not " +
+                                                    path_of(asked) + " (a resumed point keeps its path)"};
+          }
+          if (!path_flag.empty()) {
+            throw BadInput{"--completion-path",
+                           "the file's grid records no completion path (it has no file or socket workload)"};
+          }
         }
         if (sweep::grid_to_json(asked) != sweep::grid_to_json(grid)) {
           throw BadInput{"--resume", "the file's grid differs from the one on the command line"};

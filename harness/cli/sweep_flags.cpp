@@ -74,7 +74,7 @@ unsigned parse_count_flag(const std::string& text, const std::string& flag, unsi
   return static_cast<unsigned>(value);
 }
 
-sweep::Grid grid_from_flags(const SweepFlags& f, bool quick) {
+sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   sweep::Grid grid = quick ? sweep::quick_grid() : sweep::default_grid();
   if (!f.grid_file.empty()) {
     std::ifstream in(f.grid_file);
@@ -107,7 +107,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick) {
   if (!f.max_repetitions.empty()) grid.max_repetitions = parse_count_flag(f.max_repetitions, "--max-repetitions", 1);
   const nlohmann::json given = workloads::workload_params_from_flags(f.workload_flags);
   for (const auto& [key, value] : given.items()) grid.workload_params[key] = value;
-  sweep::record_completion_path(grid);  // the results file says which path its I/O used
+  if (record_path) sweep::record_completion_path(grid);  // the results file says which path its I/O used
   return grid;
 }
 

@@ -25,7 +25,10 @@ struct SweepFlags {
 void add_sweep_flags(CLI::App& command, SweepFlags& flags, bool for_tune);
 
 // The grid: --quick or the defaults, then --grid FILE, then each flag given. Throws BadInput.
-sweep::Grid grid_from_flags(const SweepFlags& flags, bool quick);
+// record_path: the completion path spelled out (the default when neither --completion-path nor
+// the --grid file names one), as a results file records it; false leaves it as given (--resume
+// then takes the file's).
+sweep::Grid grid_from_flags(const SweepFlags& flags, bool quick, bool record_path = true);
 
 // Numbers from flags, with the flag named on failure.
 double parse_number_flag(const std::string& text, const std::string& flag);

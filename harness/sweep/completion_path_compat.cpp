@@ -22,12 +22,14 @@ bool fill(nlohmann::json& params, const char* path) {
   return true;
 }
 
-// The id without any "/cp=..." (always its last part), then the path named when not the default.
-std::string id_by_today_rule(std::string id, const nlohmann::json& path) {
+// The id without any "/cp=..." (always its last part), then today's suffix (point_id's own
+// rule). Before the default changed, every workload's id named a path other than `thread`, post
+// included (a post point's spec carries the grid's workload_params): a file of
+// `--completion-path port` has post ids ending "/cp=port", which today's ids never do.
+std::string id_by_today_rule(std::string id, const std::string& workload,
+                             const nlohmann::json& params) {
   if (const auto at = id.find("/cp="); at != std::string::npos) id.erase(at);
-  const char* fallback = workloads::to_string(workloads::kDefaultCompletionPath);
-  if (path.is_string() && path != fallback) id += "/cp=" + path.get<std::string>();
-  return id;
+  return id + completion_path_id_suffix(workload, params);
 }
 
 }  // namespace
@@ -53,10 +55,13 @@ std::string upgrade_completion_path(nlohmann::json& doc) {
   }
   if (!doc.contains("points") || !doc["points"].is_array()) return {};
   for (auto& point : doc["points"]) {
-    if (!point.is_object() || !workloads::takes_completion_path(point.value("workload", ""))) continue;
-    older |= fill(point["workload_params"], legacy);
+    if (!point.is_object()) continue;
+    const std::string workload = point.value("workload", "");
+    if (workloads::takes_completion_path(workload)) older |= fill(point["workload_params"], legacy);
+    // Every point's id, post included: the sweep finds a point's runs by its id.
     if (point.contains("id") && point["id"].is_string()) {
-      point["id"] = id_by_today_rule(point["id"].get<std::string>(), point["workload_params"][kKey]);
+      const nlohmann::json params = point.value("workload_params", nlohmann::json::object());
+      point["id"] = id_by_today_rule(point["id"].get<std::string>(), workload, params);
     }
   }
   if (!older) return {};

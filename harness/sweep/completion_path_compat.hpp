@@ -18,9 +18,10 @@ namespace iocpbench::sweep {
 // default when not given) when it has a file or socket workload.
 void record_completion_path(Grid& grid);
 
-// A results file read for --resume: every path made explicit by the rule above, and each
-// point's id rewritten by today's point_id rule (the path named only when not the default), so
-// the points match the grid's expansion. Returns what to tell the user (after the file's name)
+// A results file read for --resume: every path made explicit by the rule above, and every
+// point's id (post included) rewritten by today's point_id rule (completion_path_id_suffix: the
+// path named only for file and socket, and only when not the default), so the points match the
+// grid's expansion and no point's runs are dropped. Returns what to tell the user (after the file's name)
 // when the file was written before the path was recorded (it resumes on `thread`), else empty.
 std::string upgrade_completion_path(nlohmann::json& doc);
 

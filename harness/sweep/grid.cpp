@@ -190,15 +190,19 @@ std::string point_id(const run::PointSpec& point) {
   // Shared-port ids stay as they were (results files from before the field resume as before).
   if (point.dispatch != "shared") id << "/d=" << point.dispatch;
   if (point.working_set_kib > 0) id << "/ws=" << point.working_set_kib;
-  // --completion-path (file, socket), only when not the default: the default's ids stay short.
-  const auto& params = point.workload_params;
-  const char* fallback = workloads::to_string(workloads::kDefaultCompletionPath);
-  if (workloads::takes_completion_path(point.workload) && params.is_object() &&
-      params.contains("completion_path") &&
-      params["completion_path"].is_string() && params["completion_path"] != fallback) {
-    id << "/cp=" << params["completion_path"].get<std::string>();
-  }
+  id << completion_path_id_suffix(point.workload, point.workload_params);
   return id.str();
+}
+
+std::string completion_path_id_suffix(const std::string& workload,
+                                      const nlohmann::json& workload_params) {
+  // --completion-path (file, socket), only when not the default: the default's ids stay short.
+  if (!workloads::takes_completion_path(workload) || !workload_params.is_object()) return {};
+  const auto found = workload_params.find("completion_path");
+  if (found == workload_params.end() || !found->is_string()) return {};
+  const std::string path = found->get<std::string>();
+  if (path == workloads::to_string(workloads::kDefaultCompletionPath)) return {};
+  return "/cp=" + path;
 }
 
 nlohmann::json grid_to_json(const Grid& grid) {

@@ -57,6 +57,12 @@ std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus);
 
 // The identity of a point across machines: workload, port, specs, ratio, kind, work.
 std::string point_id(const run::PointSpec& point);
+// The id's last part, its completion path: "/cp=PATH" for a file or socket point whose
+// workload_params name a path other than the default, else empty (the default's ids stay short;
+// post ids never name one). point_id ends with it, and --resume rewrites an older file's ids
+// with it (completion_path_compat.hpp).
+std::string completion_path_id_suffix(const std::string& workload,
+                                      const nlohmann::json& workload_params);
 
 // The grid part of the results' `sweep` block (what --resume compares).
 nlohmann::json grid_to_json(const Grid& grid);

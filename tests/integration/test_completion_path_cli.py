@@ -93,6 +93,71 @@ def test_an_older_file_refuses_the_other_path_and_is_left_alone(binary, tmp_path
     assert out.read_bytes() == before
 
 
+def test_an_older_file_resumes_with_its_original_grid_flags(binary, tmp_path):
+    """The flags the older file was made with, and no --completion-path (thread was the
+    default then): the file's path is taken, not today's default, so nothing is refused."""
+    out, _ = older_interrupted_file(binary, tmp_path)
+    proc = run(binary, "sweep", "--resume", str(out), *GRID, "--repetitions", "2", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["sweep"]["complete"] is True
+    for point in doc["points"]:
+        runs = sorted(point["runs"], key=lambda r: r["repetition"])
+        assert [r["repetition"] for r in runs] == [0, 1], point["id"]
+        assert THREAD_DESIGN in design(runs[1]), design(runs[1])
+
+
+def test_the_files_own_path_alone_resumes_and_a_bad_one_is_refused(binary, tmp_path):
+    """--completion-path without grid flags compares the path alone: the file's own resumes
+    (not "the file's grid differs"), a name that is no path is exit 2 naming the flag."""
+    out, _ = older_interrupted_file(binary, tmp_path)
+    before = out.read_bytes()
+    proc = run(binary, "sweep", "--resume", str(out), "--completion-path", "sideways", timeout=60)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("iocpbench: --completion-path:"), proc.stderr
+    assert out.read_bytes() == before
+    proc = run(binary, "sweep", "--resume", str(out), "--completion-path", "thread", "--quiet", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["sweep"]["complete"] is True
+    for point in doc["points"]:
+        runs = sorted(point["runs"], key=lambda r: r["repetition"])
+        assert [r["repetition"] for r in runs] == [0, 1], point["id"]
+        assert THREAD_DESIGN in design(runs[1]), design(runs[1])
+
+
+def test_an_older_port_file_resumes_every_point_post_included(binary, tmp_path):
+    """Before port was the default, every point's id named a path other than thread, post
+    included (its spec carries the grid's workload_params): a `--completion-path port` file over
+    post, file and socket has post ids ending /cp=port. Resumed, no point loses a run."""
+    out = tmp_path / "older-port.json"
+    every = ["--workload", "post,file,socket", *GRID[2:]]
+    proc = run(binary, "sweep", *every, "--repetitions", "2", "--completion-path", "port",
+               "--json", str(out), timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    for point in doc["points"]:
+        assert "/cp=" not in point["id"], point["id"]
+        point["id"] += "/cp=port"  # the older point_id, for every workload
+        point["runs"] = [r for r in point["runs"] if r["repetition"] == 0]
+    doc["sweep"]["complete"] = False
+    doc["sweep"]["finished"] = None
+    out.write_text(json.dumps(doc))
+    kept = {p["id"][: -len("/cp=port")]: p["runs"][0] for p in doc["points"]}
+    assert sum(1 for i in kept if i.startswith("post/")) == 1, sorted(kept)
+    proc = run(binary, "sweep", "--resume", str(out), "--quiet", timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    resumed = json.loads(out.read_text())
+    _validator().validate(resumed)
+    assert resumed["sweep"]["complete"] is True
+    assert sorted(p["id"] for p in resumed["points"]) == sorted(kept)
+    for point in resumed["points"]:
+        runs = sorted(point["runs"], key=lambda r: r["repetition"])
+        assert [r["repetition"] for r in runs] == [0, 1], point["id"]
+        assert runs[0] == kept[point["id"]], "the older run is kept as it was: " + point["id"]
+
+
 def compare(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "analysis", "compare", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)

@@ -251,3 +251,47 @@ def test_noisy_runs_are_said(tmp_path: Path) -> None:
     assert "**noisy runs**" in proc.stdout and "(log sd)" in proc.stdout
     quiet = write_json(tmp_path / "q.json", make_results(seed=3))
     assert "noisy runs" not in run_tool("compare", quiet, quiet).stdout
+
+
+def _io_results(tmp_path: Path, name: str, path: str | None, *, os_name: str = "Linux",
+                dispatch: str | None = None) -> Path:
+    """A synthetic file of file and socket points that record `path` (None: none, as files
+    written before the path was recorded: read as thread), on `os_name`, of `dispatch`."""
+    data = make_results(hostname=name, workloads=("file", "socket"))
+    data["machine"]["os"] = os_name
+    for point in data["points"]:
+        if path is not None:
+            point["workload_params"]["completion_path"] = path
+        if dispatch is not None:
+            point["dispatch"] = dispatch
+    return write_json(tmp_path / f"{name}.json", data)
+
+
+CROSSING = "compare one completion path with the other"
+
+
+def _markdown(base: Path, new: Path) -> str:
+    return render_markdown(compare_results(load_results(base), [load_results(new)], TP))
+
+
+def test_a_change_of_completion_path_is_a_crossing_on_linux_shared_ports(tmp_path: Path) -> None:
+    text = _markdown(_io_results(tmp_path, "old", None), _io_results(tmp_path, "new", "port"))
+    assert f"24 matched point(s) {CROSSING}" in text, text
+    assert "thread (24 points)" in text and "port (24 points)" in text, text
+
+
+def test_windows_and_per_thread_points_never_cross_completion_paths(tmp_path: Path) -> None:
+    # Windows ignores the path: an older Windows file (none recorded) against a newer one (port).
+    old_win = _io_results(tmp_path, "old-win", None, os_name="Windows")
+    new_win = _io_results(tmp_path, "new-win", "port", os_name="Windows")
+    assert CROSSING not in _markdown(old_win, new_win)
+    # Either side on Windows: the Linux side's path is not compared with another path.
+    linux_thread = _io_results(tmp_path, "linux", "thread")
+    assert CROSSING not in _markdown(linux_thread, new_win)
+    assert CROSSING not in _markdown(old_win, linux_thread)
+    # Per-thread dispatch: each worker reaps its own ring, whatever the path says.
+    old_pt = _io_results(tmp_path, "old-pt", None, dispatch="per-thread")
+    new_pt = _io_results(tmp_path, "new-pt", "port", dispatch="per-thread")
+    assert CROSSING not in _markdown(old_pt, new_pt)
+    # One side per-thread, the other shared: only one path was taken, no crossing either.
+    assert CROSSING not in _markdown(old_pt, _io_results(tmp_path, "new-shared", "port"))

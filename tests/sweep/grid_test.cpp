@@ -120,5 +120,22 @@ TEST(Schedule, ResumeSkipsDoneRunsAndKeepsTheOrder) {
   }
 }
 
+// The id's path part, one rule for point_id and for --resume's rewrite of older ids.
+TEST(PointId, CompletionPathSuffixOnlyForIoAndOnlyWhenNotTheDefault) {
+  const nlohmann::json thread = {{"completion_path", "thread"}}, port = {{"completion_path", "port"}};
+  EXPECT_EQ(completion_path_id_suffix("file", thread), "/cp=thread");
+  EXPECT_EQ(completion_path_id_suffix("socket", thread), "/cp=thread");
+  EXPECT_EQ(completion_path_id_suffix("file", port), "") << "the default is not named";
+  EXPECT_EQ(completion_path_id_suffix("socket", nlohmann::json::object()), "");
+  EXPECT_EQ(completion_path_id_suffix("socket", nlohmann::json()), "") << "no params: none";
+  EXPECT_EQ(completion_path_id_suffix("post", thread), "") << "post ids never name a path";
+  run::PointSpec spec;
+  spec.workload = "file";
+  spec.workload_params = thread;
+  const std::string id = point_id(spec);
+  ASSERT_GE(id.size(), 10u);
+  EXPECT_EQ(id.substr(id.size() - 10), "/cp=thread") << "point_id ends with the suffix";
+}
+
 }  // namespace
 }  // namespace iocpbench::sweep

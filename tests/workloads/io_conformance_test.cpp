@@ -359,14 +359,16 @@ TEST(CompletionPathRecord, AnOlderFileResumesOnThreadWithIdsOfTheGridItExpandsTo
 }
 
 TEST(CompletionPathRecord, ANewFileAndAnOlderPortFileResumeOnPort) {
-  iocpbench::sweep::Grid grid = small_grid({"file"});
+  iocpbench::sweep::Grid grid = small_grid({"post", "file"});
   iocpbench::sweep::record_completion_path(grid);
   EXPECT_EQ(grid.workload_params.value("completion_path", ""), "port");
   nlohmann::json doc = older_results(grid);
   doc["sweep"]["workload_params"]["completion_path"] = "port";
   for (auto& p : doc["points"]) {
-    p["workload_params"]["completion_path"] = "port";
-    p["id"] = p["id"].get<std::string>() + "/cp=port";  // an older file's explicit port
+    if (p["workload"] != "post") p["workload_params"]["completion_path"] = "port";
+    // An older file's explicit port: the older point_id named it for every workload, post
+    // included (a post point's spec carries the grid's workload_params).
+    p["id"] = p["id"].get<std::string>() + "/cp=port";
   }
   EXPECT_EQ(iocpbench::sweep::upgrade_completion_path(doc), "");
   const auto specs = iocpbench::sweep::expand(iocpbench::sweep::grid_from_json(doc["sweep"], "--resume"), 2);
