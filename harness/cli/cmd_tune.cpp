@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <numeric>
@@ -115,6 +116,95 @@ double geometric_mean(const std::vector<double>& values) {
   return std::exp(sum / static_cast<double>(values.size()));
 }
 
+// `rounds` interleaved rounds over the trials `which` (repetition numbers from
+// `first_repetition`), into their final or screening throughputs; sets the command's
+// `interrupted` when a run was.
+using Measure = std::function<void(const std::vector<std::size_t>& which, unsigned rounds, unsigned first_repetition,
+                                   bool final_phase)>;
+
+struct FinalPlan {
+  double threshold_pct = 0;
+  std::size_t max_finalists = 0;
+  unsigned min_rounds = 0;        // --repetitions: each stage's first rounds
+  unsigned max_rounds = 0;        // --max-repetitions
+  unsigned first_repetition = 0;  // the first final run's repetition number (after the screening's)
+};
+
+struct FinalStages {
+  std::vector<std::size_t> finalist_trials;  // the last stage's, in the fixed order
+  std::vector<tune::Candidate> finalists;    // the last stage's, as measured
+  tune::Choice choice;                       // decided on the last stage's rounds
+  unsigned stages = 0;
+  double paired_sd = 0;        // the last stage's paired log-ratio spread
+  bool rounds_capped = false;  // the last stage's noise asked for more than max_rounds
+  // Point ids: the finalists of earlier stages before their stage's best in the fixed order and
+  // shown worse than it (tune::Choice::shown_worse_before_best): why none of them is the answer.
+  std::vector<std::string> shown_worse_in_earlier_stages;
+};
+
+// The final: only its rounds decide, and only the last stage's. A stage measures its finalists
+// (from `finalist_trials`) in min_rounds interleaved rounds, then as many more as their measured
+// noise needs to show a setting twice the threshold worse (the decision is made once, at the end
+// of the stage, on all its rounds). When a stage recommends its best (every smaller finalist
+// shown worse) and the screening left smaller settings untried, the next stage measures them
+// against that best, in new rounds; at most tune::kMaxFinalStages stages. After an interruption
+// nothing more is measured and the last stage decides on what it has.
+FinalStages run_final_stages(std::vector<Trial>& trials, unsigned logical_cpus,
+                             std::vector<std::size_t> finalist_trials, const FinalPlan& plan,
+                             const bool& interrupted, const Measure& measure) {
+  auto final_candidates = [&] {
+    std::vector<tune::Candidate> out;
+    for (std::size_t i : finalist_trials) out.push_back(candidate_of(trials[i], logical_cpus, true));
+    return out;
+  };
+  auto screened = [&] {
+    std::vector<tune::Candidate> out;
+    for (const auto& t : trials) out.push_back(candidate_of(t, logical_cpus, false));
+    return out;
+  };
+  FinalStages out;
+  unsigned next_repetition = plan.first_repetition;
+  std::vector<std::size_t> earlier_finalists;  // trials that were finalists of an earlier stage
+  while (true) {
+    ++out.stages;
+    for (std::size_t i : finalist_trials) trials[i].final_ops_per_s.clear();
+    if (!interrupted) measure(finalist_trials, plan.min_rounds, next_repetition, true);
+    next_repetition += plan.min_rounds;
+    const std::vector<tune::Candidate> first = final_candidates();
+    const tune::Choice first_look = tune::recommend(first, plan.threshold_pct);
+    out.paired_sd = first_look.found ? tune::paired_log_sd(first, first_look.best) : 0;
+    const unsigned planned =
+        tune::final_rounds_for(out.paired_sd, plan.threshold_pct, plan.min_rounds, plan.max_rounds);
+    out.rounds_capped = planned == plan.max_rounds &&
+                        tune::final_rounds_for(out.paired_sd, plan.threshold_pct, plan.min_rounds, 1000000) >
+                            plan.max_rounds;
+    if (!interrupted && planned > plan.min_rounds) {
+      measure(finalist_trials, planned - plan.min_rounds, next_repetition, true);
+    }
+    next_repetition += planned - plan.min_rounds;
+    out.finalists = final_candidates();
+    out.choice = tune::recommend(out.finalists, plan.threshold_pct);
+    if (interrupted || !out.choice.found || out.choice.shown != tune::Shown::kBest ||
+        out.stages >= tune::kMaxFinalStages) {
+      break;
+    }
+    const std::size_t reference = finalist_trials[out.choice.best];
+    earlier_finalists.insert(earlier_finalists.end(), finalist_trials.begin(), finalist_trials.end());
+    auto next = tune::next_finalists(screened(), plan.threshold_pct, plan.max_finalists, reference, earlier_finalists);
+    if (next.empty()) break;
+    // This stage recommended its best: every smaller finalist not excluded was shown worse.
+    for (std::size_t f : out.choice.shown_worse_before_best) {
+      out.shown_worse_in_earlier_stages.push_back(sweep::point_id(trials[finalist_trials[f]].spec));
+    }
+    std::cout << "  final stage " << out.stages << ": every finalist smaller than its best was shown worse; stage "
+              << out.stages + 1 << " measures " << next.size() - 1
+              << " smaller untried setting(s) against that best\n";
+    finalist_trials = std::move(next);
+  }
+  out.finalist_trials = std::move(finalist_trials);
+  return out;
+}
+
 }  // namespace
 
 CommandBody add_tune_command(CLI::App& app) {
@@ -164,6 +254,10 @@ CommandBody add_tune_command(CLI::App& app) {
     SweepFlags& flags = options->flags;
     sweep::Grid grid = grid_from_flags(flags, false);
     if (flags.repetitions.empty()) grid.repetitions = tune::kDefaultFinalRounds;
+    if (grid.repetitions < tune::kMinFinalRounds) {
+      throw BadInput{"--repetitions", "tune needs at least " + std::to_string(tune::kMinFinalRounds) +
+                                          " final rounds (a 90% signed-rank CI needs 5 pairs)"};
+    }
     if (flags.duration.empty()) grid.duration_s = tune::kDefaultDurationS;
     if (flags.warmup.empty()) grid.warmup_s = tune::kDefaultWarmupS;
     if (flags.workload.empty()) throw BadInput{"--workload", "required: post, file or socket"};
@@ -274,52 +368,17 @@ CommandBody add_tune_command(CLI::App& app) {
       }
       if (trials.size() > before) measure(indices(before, trials.size()), screen_rounds, 0, false);
     }
-    // The final: only its rounds decide, and only the last stage's. A stage measures its
-    // finalists in --repetitions interleaved rounds, then as many more as their measured noise
-    // needs to show a setting twice the threshold worse (the decision is made once, at the end
-    // of the stage, on all its rounds). When a stage recommends its best (every smaller finalist
-    // shown worse) and the screening left smaller settings untried, the next stage measures
-    // them against that best, in new rounds.
-    std::vector<std::size_t> finalist_trials = tune::select_finalists(screened(), threshold, max_finalists);
-    auto final_candidates = [&] {
-      std::vector<tune::Candidate> out;
-      for (std::size_t i : finalist_trials) out.push_back(candidate_of(trials[i], n, true));
-      return out;
-    };
-    unsigned next_repetition = screen_rounds;
-    std::vector<std::size_t> earlier_finalists;  // trials that were finalists of an earlier stage
-    std::vector<std::string> earlier_shown_worse;
-    unsigned stages = 0;
-    double paired_sd = 0;
-    bool rounds_capped = false;
-    std::vector<tune::Candidate> finalists;
-    tune::Choice choice;
-    while (true) {
-      ++stages;
-      for (std::size_t i : finalist_trials) trials[i].final_ops_per_s.clear();
-      if (!interrupted) measure(finalist_trials, final_rounds, next_repetition, true);
-      next_repetition += final_rounds;
-      const tune::Choice first_look = tune::recommend(final_candidates(), threshold);
-      paired_sd = first_look.found ? tune::paired_log_sd(final_candidates(), first_look.best) : 0;
-      const unsigned planned = tune::final_rounds_for(paired_sd, threshold, final_rounds, max_final_rounds);
-      rounds_capped = planned == max_final_rounds &&
-                      tune::final_rounds_for(paired_sd, threshold, final_rounds, 1000000) > max_final_rounds;
-      if (!interrupted && planned > final_rounds) measure(finalist_trials, planned - final_rounds, next_repetition, true);
-      next_repetition += planned - final_rounds;
-      finalists = final_candidates();
-      choice = tune::recommend(finalists, threshold);
-      if (interrupted || !choice.found || choice.shown != tune::Shown::kBest || stages >= tune::kMaxFinalStages) break;
-      const std::size_t reference = finalist_trials[choice.best];
-      earlier_finalists.insert(earlier_finalists.end(), finalist_trials.begin(), finalist_trials.end());
-      auto next = tune::next_finalists(screened(), threshold, max_finalists, reference, earlier_finalists);
-      if (next.empty()) break;
-      for (std::size_t f = 0; f < finalist_trials.size(); ++f) {
-        if (f != choice.best) earlier_shown_worse.push_back(sweep::point_id(trials[finalist_trials[f]].spec));
-      }
-      std::cout << "  final stage " << stages << ": every finalist smaller than its best was shown worse; stage "
-                << stages + 1 << " measures " << next.size() - 1 << " smaller untried setting(s) against that best\n";
-      finalist_trials = std::move(next);
-    }
+    // The final (run_final_stages): only its rounds decide, and only the last stage's.
+    const FinalStages final_stages =
+        run_final_stages(trials, n, tune::select_finalists(screened(), threshold, max_finalists),
+                         {threshold, max_finalists, final_rounds, max_final_rounds, screen_rounds},
+                         interrupted, measure);
+    const std::vector<std::size_t>& finalist_trials = final_stages.finalist_trials;
+    const std::vector<tune::Candidate>& finalists = final_stages.finalists;
+    const tune::Choice& choice = final_stages.choice;
+    const unsigned stages = final_stages.stages;
+    const double paired_sd = final_stages.paired_sd;
+    const bool rounds_capped = final_stages.rounds_capped;
     // (An interruption may leave settings without runs; they are skipped below, not erased, so
     // that the indices in finalist_trials stay valid.)
     const auto measured = static_cast<std::size_t>(
@@ -342,18 +401,22 @@ CommandBody add_tune_command(CLI::App& app) {
               << finalists.size() << " settings x " << rounds
               << " interleaved rounds of " << grid.duration_s << " s"
               << (interrupted ? " (INTERRUPTED: partial evidence)" : "") << "\n";
-    const char* shown_line = choice.shown == tune::Shown::kWithin ? "shown within the threshold of the best"
-                             : choice.shown == tune::Shown::kBest
-                                 ? "the best measured; every smaller finalist was shown worse"
-                                 : "NOT SHOWN WORSE than the threshold, but not shown within it either: the final "
-                                   "could not tell it from the best";
+    const char* shown_line =
+        choice.shown == tune::Shown::kWithin ? "shown within the threshold of the best"
+        : choice.shown == tune::Shown::kBest ? "the best measured; every smaller finalist was shown worse"
+        : choice.shown == tune::Shown::kNoEvidence
+            ? "NO EVIDENCE: the best measured, but the final had too few rounds for a 90% CI, so nothing was "
+              "shown about the smaller finalists"
+            : "NOT SHOWN WORSE than the threshold, but not shown within it either: the final "
+              "could not tell it from the best";
     std::cout << "  recommended:   " << describe(rec, choice.ratio_to_best[choice.recommended]) << "\n";
     std::cout << "                 (" << shown_line << ")\n";
     std::cout << "  best measured: " << describe(best, choice.ratio_to_best[choice.best]) << "\n";
     char spread_text[32];
     std::snprintf(spread_text, sizeof(spread_text), "%.3f", paired_sd);
     std::cout << "  final (= shown within: the ratio's 90% CI is above " << 1 - threshold / 100
-              << "; ~ not shown worse: its upper end reaches it; paired log-ratio spread " << spread_text << ", "
+              << "; ~ not shown worse: its upper end reaches it; ? no CI, too few rounds; paired log-ratio spread "
+              << spread_text << ", "
               << rounds << " rounds" << (rounds_capped ? ", CAPPED by --max-repetitions" : "") << "):\n";
     nlohmann::json finals = nlohmann::json::array();
     for (std::size_t f = 0; f < finalists.size(); ++f) {
@@ -361,12 +424,16 @@ CommandBody add_tune_command(CLI::App& app) {
                         choice.indistinguishable.end();
       const bool not_worse = std::find(choice.not_shown_worse.begin(), choice.not_shown_worse.end(), f) !=
                              choice.not_shown_worse.end();
-      std::cout << "    " << (same ? "= " : not_worse ? "~ " : "  ") << describe(finalists[f], choice.ratio_to_best[f])
+      const bool no_evidence =
+          std::find(choice.no_evidence.begin(), choice.no_evidence.end(), f) != choice.no_evidence.end();
+      std::cout << "    " << (same ? "= " : not_worse ? "~ " : no_evidence ? "? " : "  ")
+                << describe(finalists[f], choice.ratio_to_best[f])
                 << (finalists[f].excluded ? " EXCLUDED: " + *finalists[f].excluded : "") << "\n";
       nlohmann::json entry = candidate_json(finalists[f], id_of_finalist(f));
       entry["ratio_to_best"] = ratio_json(choice.ratio_to_best[f]);
       entry["indistinguishable"] = same;
       entry["not_shown_worse"] = not_worse;
+      entry["no_evidence"] = no_evidence;
       finals.push_back(std::move(entry));
     }
     const bool too_noisy = choice.ci_half_width && *choice.ci_half_width * 100 > tune::kNoisyCiFraction * threshold;
@@ -460,7 +527,9 @@ CommandBody add_tune_command(CLI::App& app) {
                      "the threshold: its final-phase throughput ratio to the best (Hodges-Lehmann over the "
                      "interleaved rounds' paired log ratios) has a 90% CI (Wilcoxon signed-rank) whose upper end "
                      "reaches 1 - threshold; recommendation.shown says whether the whole CI is above it "
-                     "(shown_within), it is the best (every smaller finalist shown worse), or only not_shown_worse"},
+                     "(shown_within), it is the best (every smaller finalist shown worse), or only not_shown_worse; "
+                     "no_evidence: it is the best, and a smaller finalist had no CI (fewer than 5 rounds, an "
+                     "interrupted final), so nothing was shown about that one"},
             {"confidence", tune::kEquivalenceConfidence},
             {"screening_rounds", screen_rounds},
             {"final_rounds", rounds},
@@ -468,7 +537,7 @@ CommandBody add_tune_command(CLI::App& app) {
             {"final_rounds_max", max_final_rounds},
             {"final_rounds_capped", rounds_capped},
             {"final_stages", stages},
-            {"shown_worse_in_earlier_stages", earlier_shown_worse},
+            {"shown_worse_in_earlier_stages", final_stages.shown_worse_in_earlier_stages},
             {"paired_log_sd", paired_sd},
             {"max_finalists", max_finalists},
             {"ci90_half_width_median",

@@ -189,6 +189,7 @@ Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct) 
   choice.best = *best;
   const auto& reference = finalists[*best].throughput_by_round;
   const double floor = 1 - threshold_pct / 100;
+  bool best_seen = false;  // in the fixed order
   for (std::size_t i : in_fixed_order(finalists)) {
     const Candidate& c = finalists[i];
     if (c.excluded) continue;
@@ -199,15 +200,31 @@ Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct) 
                                                 std::span(reference).first(rounds),
                                                 kEquivalenceConfidence);
     }
-    if (i == *best || choice.ratio_to_best[i].low >= floor) choice.indistinguishable.push_back(i);
-    if (i == *best || choice.ratio_to_best[i].high >= floor) choice.not_shown_worse.push_back(i);
+    const RatioCi& r = choice.ratio_to_best[i];
+    if (i != *best && !has_evidence(r)) {
+      // Too few rounds for a CI ([0, +inf)): no evidence either way, so not "not shown worse"
+      // (that would make the smallest finalist the answer whatever the data).
+      choice.no_evidence.push_back(i);
+      continue;
+    }
+    if (i == *best || r.low >= floor) choice.indistinguishable.push_back(i);
+    if (i == *best || r.high >= floor) {
+      choice.not_shown_worse.push_back(i);
+    } else if (!best_seen) {
+      choice.shown_worse_before_best.push_back(i);
+    }
+    best_seen = best_seen || i == *best;
   }
   // The first finalist not shown worse (non-empty: best is in it). Recommending the smallest
   // one proven within the threshold instead would skip a smaller one the final merely could not
   // tell apart, and which one that is moves with the noise from rerun to rerun; a truly worse
   // smaller setting is kept out by measuring enough rounds (final_rounds_for), not by the skip.
   choice.recommended = choice.not_shown_worse.front();
-  choice.shown = choice.recommended == *best ? Shown::kBest
+  const bool passed_over_no_evidence =
+      std::any_of(choice.no_evidence.begin(), choice.no_evidence.end(),
+                  [&](std::size_t i) { return preferred(finalists[i], finalists[choice.recommended]); });
+  choice.shown = passed_over_no_evidence ? Shown::kNoEvidence
+                 : choice.recommended == *best ? Shown::kBest
                  : choice.ratio_to_best[choice.recommended].low >= floor ? Shown::kWithin
                                                                           : Shown::kNotShownWorse;
   std::vector<double> widths;
@@ -226,9 +243,12 @@ const char* shown_text(Shown shown) {
     case Shown::kWithin: return "shown_within";
     case Shown::kBest: return "best";
     case Shown::kNotShownWorse: return "not_shown_worse";
+    case Shown::kNoEvidence: return "no_evidence";
   }
   return "?";
 }
+
+bool has_evidence(const RatioCi& ratio) { return ratio.pairs > 0 && std::isfinite(ratio.high); }
 
 double paired_log_sd(const std::vector<Candidate>& finalists, std::size_t best) {
   std::size_t rounds = std::numeric_limits<std::size_t>::max();

@@ -14,7 +14,10 @@
 //      fixed order (the smallest pool, then the smallest concurrency value) that is NOT SHOWN
 //      WORSE: whose CI's upper end reaches 1 - threshold. Its status says what was shown: "shown
 //      within" the threshold (the whole CI above it), "best" (every smaller finalist was shown
-//      worse), or only "not shown worse" (the CI straddles it: the final could not tell).
+//      worse), or only "not shown worse" (the CI straddles it: the final could not tell). A
+//      finalist without a CI (fewer than kMinFinalRounds common rounds, e.g. an interrupted
+//      final) is no evidence either way: it is neither shown worse nor not shown worse, and a
+//      recommendation that passes over one says "no evidence" (it is the best measured only).
 //      Nothing else (context switches, which finalist noise made the best) breaks ties, so where
 //      settings are truly equal the answer is the same smallest one rerun after rerun.
 //   3. final_rounds_for: how many final rounds the measured noise needs, so that a setting
@@ -68,13 +71,23 @@ RatioCi paired_ratio_ci(std::span<const double> candidate, std::span<const doubl
 // null (exact for n <= 300, else the normal approximation); -1 when even W = 0 is likelier.
 int signed_rank_critical_value(std::size_t n, double alpha);
 
+// The fewest paired rounds with a 90% signed-rank interval (signed_rank_critical_value(n, 0.05)
+// is -1 below it): `tune --repetitions` may not be smaller.
+inline constexpr unsigned kMinFinalRounds = 5;
+
 // What the final showed about the recommended setting.
 enum class Shown {
   kWithin,         // its ratio CI lies entirely above 1 - threshold
   kBest,           // it is the best measured, and every smaller finalist was shown worse
   kNotShownWorse,  // its ratio CI straddles 1 - threshold: not shown worse, not shown within
+  kNoEvidence,     // it is the best measured, but a smaller finalist had no CI (too few rounds):
+                   // nothing was shown about that one, worse or not
 };
-const char* shown_text(Shown shown);  // "shown_within", "best", "not_shown_worse"
+const char* shown_text(Shown shown);  // "shown_within", "best", "not_shown_worse", "no_evidence"
+
+// Whether a ratio CI says anything: false without rounds or with too few for an interval
+// (paired_ratio_ci's [0, +inf)).
+bool has_evidence(const RatioCi& ratio);
 
 struct Choice {
   bool found = false;          // false: every candidate was excluded
@@ -83,6 +96,10 @@ struct Choice {
   std::size_t best = 0;        // the highest median throughput over the common rounds
   std::vector<std::size_t> indistinguishable;  // shown within, in the fixed order; includes best
   std::vector<std::size_t> not_shown_worse;    // CI upper end >= 1 - threshold, fixed order; includes best
+  // Before the best in the fixed order, not excluded, and whose whole CI is below 1 - threshold
+  // (a stalled one's 0 [0, 0] included): shown worse than the best. In the fixed order.
+  std::vector<std::size_t> shown_worse_before_best;
+  std::vector<std::size_t> no_evidence;        // not excluded, not best, without a CI; fixed order
   std::vector<RatioCi> ratio_to_best;          // per candidate (best: 1 [1, 1])
   // How finely the final could tell settings apart: the median over the other finalists of
   // their ratio CI's half-width, as a fraction (sqrt(high / low) - 1; +inf without a CI).

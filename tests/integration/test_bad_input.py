@@ -67,6 +67,8 @@ CASES: list[tuple[list[str], str]] = [
     (["tune", "--workload", "post"], "--blocking"),
     (["tune", "--workload", "post,file", "--blocking", "0.5"], "--workload"),
     (["tune", "--workload", "post", "--blocking", "0.5", "--threshold", "150"], "--threshold"),
+    # a 90% signed-rank CI needs 5 final rounds; with fewer every ratio is [0, inf) (docs/tuning.md)
+    (["tune", "--workload", "post", "--blocking", "0.5", "--repetitions", "4"], "--repetitions"),
     (["probe", "--port", "bogus"], "--port"),
     (["probe", "--json", "/nonexistent-dir/p.json"], "--json"),
 ]

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <random>
 
 #include "tune/recommend.hpp"
@@ -133,6 +134,71 @@ TEST(Recommend, TheBestWhenEverySmallerFinalistIsShownWorse) {
   EXPECT_EQ(choice.recommended, 1u);
   EXPECT_EQ(choice.shown, Shown::kBest);
   EXPECT_STREQ(shown_text(choice.shown), "best");
+}
+
+TEST(Recommend, FewerThanFiveRoundsAreNoEvidenceSoTheSmallestIsNotRecommended) {
+  // Pool 2 is half the others' throughput. With 3 rounds (an interrupted final) no ratio has a
+  // 90% CI ([0, +inf)): that is no evidence that pool 2 is not worse, so the answer must not be
+  // the smallest finalist whatever the data; it is the best, and says it had no evidence.
+  const std::vector<double> p2{500, 510, 490, 500, 505, 495}, p4{1000, 1010, 990, 1000, 1005, 995},
+      p8{1010, 1020, 1000, 1010, 1015, 1005};
+  auto first = [](const std::vector<double>& v, std::size_t n) {
+    return std::vector<double>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
+  };
+  for (std::size_t n = 1; n < kMinFinalRounds; ++n) {
+    SCOPED_TRACE(n);
+    const Choice choice = recommend({make(2, 2, first(p2, n)), make(2, 4, first(p4, n)), make(2, 8, first(p8, n))}, 5);
+    ASSERT_TRUE(choice.found);
+    EXPECT_EQ(choice.best, 2u);
+    EXPECT_EQ(choice.recommended, 2u);  // not 0
+    EXPECT_EQ(choice.shown, Shown::kNoEvidence);
+    EXPECT_STREQ(shown_text(choice.shown), "no_evidence");
+    EXPECT_EQ(choice.no_evidence, (std::vector<std::size_t>{0, 1}));
+    EXPECT_EQ(choice.not_shown_worse, (std::vector<std::size_t>{2}));
+    EXPECT_EQ(choice.indistinguishable, (std::vector<std::size_t>{2}));
+    EXPECT_TRUE(choice.shown_worse_before_best.empty());  // nor shown worse
+    EXPECT_FALSE(has_evidence(choice.ratio_to_best[0]));
+  }
+  // The case the finding names: 3 pairs, checked on its own.
+  const Choice three = recommend({make(2, 2, first(p2, 3)), make(2, 4, first(p4, 3)), make(2, 8, first(p8, 3))}, 5);
+  EXPECT_NE(three.recommended, 0u);
+  EXPECT_EQ(three.shown, Shown::kNoEvidence);
+  // With 5 and more rounds the same settings are told apart: pool 4 is shown within 5% of pool 8.
+  for (std::size_t n = kMinFinalRounds; n <= p2.size(); ++n) {
+    SCOPED_TRACE(n);
+    const Choice choice = recommend({make(2, 2, first(p2, n)), make(2, 4, first(p4, n)), make(2, 8, first(p8, n))}, 5);
+    EXPECT_EQ(choice.recommended, 1u);
+    EXPECT_EQ(choice.shown, Shown::kWithin);
+    EXPECT_TRUE(choice.no_evidence.empty());
+    EXPECT_EQ(choice.shown_worse_before_best, (std::vector<std::size_t>{0}));
+  }
+  // Without a smaller finalist, the best of 3 rounds is the best: nothing was passed over.
+  const Choice alone = recommend({make(2, 8, first(p8, 3)), make(2, 16, first(p4, 3))}, 5);
+  EXPECT_EQ(alone.recommended, 0u);
+  EXPECT_EQ(alone.shown, Shown::kBest);
+}
+
+TEST(Recommend, ShownWorseBeforeBestIsTheSmallerFinalistsWhoseWholeCiIsBelowTheFloor) {
+  // Fixed order: pool 1 (excluded), 2 and 3 (15-20% slower: shown worse), 4 (the best), 6 (30%
+  // slower, but larger than the best), 8 (within 1%). Only pools 2 and 3 were shown worse on the
+  // way to the best; pool 1 was never compared, pool 6 is not smaller than the best.
+  std::vector<Candidate> finalists{make(2, 1, {2000, 2000, 2000, 2000, 2000, 2000}),
+                                   make(2, 2, {800, 810, 790, 800, 805, 795}),
+                                   make(2, 3, {850, 860, 840, 850, 855, 845}),
+                                   make(2, 4, {1000, 1010, 990, 1000, 1005, 995}),
+                                   make(2, 6, {700, 705, 695, 700, 702, 698}),
+                                   make(2, 8, {990, 1000, 980, 990, 995, 985})};
+  finalists[0].excluded = "blocking ratio not honoured";
+  const Choice choice = recommend(finalists, 5);
+  ASSERT_TRUE(choice.found);
+  EXPECT_EQ(choice.best, 3u);
+  EXPECT_EQ(choice.recommended, 3u);
+  EXPECT_EQ(choice.shown, Shown::kBest);
+  EXPECT_EQ(choice.shown_worse_before_best, (std::vector<std::size_t>{1, 2}));
+  for (std::size_t f : choice.shown_worse_before_best) EXPECT_LT(choice.ratio_to_best[f].high, 0.95);
+  EXPECT_LT(choice.ratio_to_best[4].high, 0.95);  // shown worse, but after the best
+  EXPECT_EQ(choice.not_shown_worse, (std::vector<std::size_t>{3, 5}));
+  EXPECT_TRUE(choice.no_evidence.empty());
 }
 
 TEST(FinalRounds, MoreRoundsOnlyWhenThePairedRatiosAreNoisy) {
