@@ -228,8 +228,10 @@ def _compare(args: argparse.Namespace) -> int:
     for line in failure_lines(report):
         print(f"iocpbench-compare: fail: {_one_line(line)}", file=sys.stderr)
     if any(mc.rows for mc in report.machines) and not any(mc.gated_points for mc in report.machines):
-        _notes(["too few runs a side for the gate to reach a verdict (it needs 3, its stated error rates 5): "
-                "the table is descriptive only"], "iocpbench-compare")
+        from .gate import MIN_RUNS, RECOMMENDED_RUNS
+
+        _notes([f"too few runs a side for the gate to reach a verdict (it needs {MIN_RUNS}, its stated error "
+                f"rates {RECOMMENDED_RUNS}): the table is descriptive only"], "iocpbench-compare")
     return EXIT_REGRESSION if report.has_failure else EXIT_OK
 
 

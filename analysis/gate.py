@@ -28,9 +28,9 @@ DEFAULT_MARGIN_PCT = 5.0
 FAMILY_ALPHA = 0.05
 # Below this many runs a side a point gets no verdict: its own spread rests on one degree of
 # freedom. The error rates in docs/verdicts.md are for RECOMMENDED_RUNS a side: at 5 (the
-# sweep's default) a 20% loss on one point of 108 at 6.6% CV is caught only 65% of the time,
-# at 7 87% (a step-down correction such as Holm's cannot help there: its first step, the one a
-# single loss must pass, is Bonferroni's).
+# sweep's default) a 20% loss on one point of 108 at 6.6% CV is caught only 65.8% of the
+# time, at 7 87.5% (a step-down correction such as Holm's cannot help there: its first step,
+# the one a single loss must pass, is Bonferroni's).
 MIN_RUNS = 3
 RECOMMENDED_RUNS = 7
 CONFIDENCE = 0.95
