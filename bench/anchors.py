@@ -338,10 +338,11 @@ def hook_p4_file_vs_fio(program: Path, args, log) -> None:
                   f"--size={mib}M", "--time_based", f"--runtime={seconds:g}",
                   "--ramp_time=0.5"]
         timeout = seconds * 10 + 60
-        models = [("shared port (emulated, C=N, pool 2N) / fio", [], 0.8)]
+        # Issue 15's targets (docs/targets.md P4), raised from 0.8 / 0.9 with the completion thread gone.
+        models = [("shared port (emulated, C=N, pool 2N) / fio", [], 0.9)]
         if "--dispatch" in text:
             models.append(("per-thread ports (pool N, C=1 each) / fio",
-                           ["--dispatch", "per-thread", "--pool", "N"], 0.9))
+                           ["--dispatch", "per-thread", "--pool", "N"], 0.95))
         # A B (A' ...) per round: fio, then each model, so every model has a fio neighbour.
         rounds = []
         for i in range(args.pairs):

@@ -98,7 +98,7 @@ def test_point_rule_by_hand() -> None:
 
 def test_the_reference_a_a_pair_passes() -> None:
     """The reference A/A pair (results/reference/before-blocking-fix/linux-2cpu-kvm.json and
-    results/reference/linux-2cpu-kvm-auto.json, both at 5d1daf2): the same build on the same
+    results/reference/before-blocking-fix/linux-2cpu-kvm-auto.json, both at 5d1daf2): the same build on the same
     machine, five minutes apart. The old rule
     (p < 0.05 and 5% worse, per point) failed it with 3 "regressions" of 36; the gate passes it
     and shows the drift between the two sweeps in the geometric mean."""
@@ -110,7 +110,7 @@ def test_the_reference_a_a_pair_passes() -> None:
 
     ref = ROOT / "results" / "reference"
     base = load_results(ref / "before-blocking-fix" / "linux-2cpu-kvm.json")
-    new = load_results(ref / "linux-2cpu-kvm-auto.json")
+    new = load_results(ref / "before-blocking-fix" / "linux-2cpu-kvm-auto.json")
     report = compare_results(base, [new], METRICS["throughput_ops_per_s"], allow_missing=True)
     mc = report.machines[0]
     assert mc.gated_points == 36 and not mc.regressions and not report.has_failure
@@ -134,7 +134,7 @@ def test_losses_injected_into_the_reference_pair_are_caught() -> None:
 
     ref = ROOT / "results" / "reference"
     base = load_results(ref / "before-blocking-fix" / "linux-2cpu-kvm.json")
-    new = load_results(ref / "linux-2cpu-kvm-auto.json")
+    new = load_results(ref / "before-blocking-fix" / "linux-2cpu-kvm-auto.json")
 
     def scaled(factor: float, only: int | None = None) -> Results:
         data = copy.deepcopy(new.data)
