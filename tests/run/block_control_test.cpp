@@ -69,6 +69,25 @@ TEST(BlockSizer, TargetFollowsTheHandlersCpuTimeAndSleepsCorrectTheirOvershoot) 
   EXPECT_NEAR(static_cast<double>(request), 30'000 - 12'000, 300);
 }
 
+TEST(BlockSizer, SleepsWhoseBlockedPartEndsShortAskForMoreThanTheTarget) {
+  // Each sleep's blocked part ends 40 us short of its request (the thread was woken inside the
+  // block to run task work, and waited for a CPU): the request grows past the target until the
+  // blocked part meets it, and never past twice the target.
+  BlockSizer sizer(0.5, 100, 0);
+  std::uint64_t request = 0;
+  for (int i = 0; i < 400; ++i) {
+    request = sizer.sleep_request_ns(sizer.target_ns());
+    sizer.observe(100'000, request, request - 40'000);
+  }
+  EXPECT_NEAR(static_cast<double>(request), 100'000 + 40'000, 1'000)
+      << "the request is the target plus what the wake-ups inside the block take";
+  for (int i = 0; i < 400; ++i) {
+    request = sizer.sleep_request_ns(sizer.target_ns());
+    sizer.observe(100'000, request, request / 4);  // three quarters lost: out of reach
+  }
+  EXPECT_EQ(request, 200'000u) << "a request is at most twice its target";
+}
+
 TEST(BlockSizer, IoReadsStopWhenTheNextWouldOvershootMoreThanItUndershoots) {
   BlockSizer sizer(0.5, 100, 0);
   sizer.observe_read(40'000);
