@@ -14,13 +14,13 @@
 //
 // The port path (SourceOptions::port_reads, `--completion-path port`): no completion thread.
 // The source is the port's I/O feed (port/io_feed.hpp): the worker that handles a completion
-// submits the next operation itself (io_uring_submit under a short submission lock, as
-// ReadFile/WSARecv issue from the calling thread); the emulated port harvests ready CQEs on
-// every remove and, while a completion would be handed to a waiter, lets its newest waiter
-// wait on the ring (io_uring_enter) and insert what completes by the port's own rule. A
-// handoff to that watcher rings the doorbell eventfd instead of its futex. Kernel and ring
-// features used are in describe(). A port that takes no feed gets the thread path, and
-// describe() says so.
+// submits the next operation itself (SQEs written under a short submission lock, the
+// io_uring_enter made outside it, as ReadFile/WSARecv issue from the calling thread); the
+// emulated port harvests ready CQEs on every remove and, while a completion would be handed
+// to a waiter, lets its newest waiter wait on the ring (io_uring_enter) and insert what
+// completes by the port's own rule. A handoff to that watcher rings the doorbell eventfd
+// instead of its futex. Kernel and ring features used are in describe(). A port that takes no
+// feed gets the thread path, and describe() says so.
 
 #include <chrono>
 #include <cstdint>
