@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analysis.load import _validator
+from iocpbench_analysis.load import _validator
 
 from conftest import ROOT, run
 
@@ -159,7 +159,7 @@ def test_an_older_port_file_resumes_every_point_post_included(binary, tmp_path):
 
 
 def compare(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", "compare", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "iocpbench_analysis", "compare", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -18,7 +18,7 @@ import time
 import numpy as np
 import pytest
 
-from analysis import gate
+from iocpbench_analysis import gate
 
 RUNS = gate.RECOMMENDED_RUNS
 TRIALS = 2000
@@ -104,9 +104,9 @@ def test_the_reference_a_a_pair_passes() -> None:
     and shows the drift between the two sweeps in the geometric mean."""
     from synthetic import ROOT
 
-    from analysis.compare import compare_results
-    from analysis.load import load_results
-    from analysis.metrics import METRICS
+    from iocpbench_analysis.compare import compare_results
+    from iocpbench_analysis.load import load_results
+    from iocpbench_analysis.metrics import METRICS
 
     ref = ROOT / "results" / "reference"
     base = load_results(ref / "before-blocking-fix" / "linux-2cpu-kvm.json")
@@ -128,9 +128,9 @@ def test_losses_injected_into_the_reference_pair_are_caught() -> None:
 
     from synthetic import ROOT
 
-    from analysis.compare import compare_results
-    from analysis.load import Results, load_results
-    from analysis.metrics import METRICS
+    from iocpbench_analysis.compare import compare_results
+    from iocpbench_analysis.load import Results, load_results
+    from iocpbench_analysis.metrics import METRICS
 
     ref = ROOT / "results" / "reference"
     base = load_results(ref / "before-blocking-fix" / "linux-2cpu-kvm.json")
