@@ -61,7 +61,7 @@ timeout 120 wine "$exe" run --workload file --file-size-mib 16 --skip-port-share
   --concurrency 2 --pool 3 --duration 0.3 --warmup 0.1 --json "Z:$build/run-skip-wine.json"
 .venv/bin/python - "$build" <<'PY'
 import sys
-from analysis.load import load_results
+from iocpbench_analysis.load import load_results
 build = sys.argv[1]
 for name in ("post", "file", "socket", "skip"):
     data = load_results(f"{build}/run-{name}-wine.json").data

@@ -1,6 +1,6 @@
 #pragma once
 // The tuner's decisions, as pure functions of measured throughputs (unit-tested with seeded
-// simulations in tests/sweep/recommend_test.cpp):
+// simulations in tests/tune/recommend_test.cpp):
 //
 //   1. select_finalists: from a short screening of every setting, the ones that go on to the
 //      final phase: the screening's best, and the smallest settings (fixed order: pool, then
@@ -114,7 +114,7 @@ struct Choice {
 inline constexpr double kNoisyCiFraction = 0.5;
 
 // The tuner's defaults (`iocpbench tune --help` prints these; the simulations in
-// tests/sweep/recommend_test.cpp use them). At CV 4% per run, 20 paired rounds of 4 finalists
+// tests/tune/recommend_test.cpp use them). At CV 4% per run, 20 paired rounds of 4 finalists
 // keep the smallest of truly equal settings about 97% of the time; fewer rounds widen the
 // ratio's CI until a truly equal setting often fails to clear 1 - threshold.
 inline constexpr double kDefaultThresholdPct = 5;

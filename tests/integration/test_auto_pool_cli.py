@@ -8,7 +8,7 @@ import signal
 import subprocess
 import time
 
-from analysis.load import _validator
+from iocpbench_analysis.load import _validator
 
 from conftest import run
 

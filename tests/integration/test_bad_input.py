@@ -71,6 +71,24 @@ CASES: list[tuple[list[str], str]] = [
     (["tune", "--workload", "post", "--blocking", "0.5", "--repetitions", "4"], "--repetitions"),
     (["probe", "--port", "bogus"], "--port"),
     (["probe", "--json", "/nonexistent-dir/p.json"], "--json"),
+    # More values of the run flags: other spellings of the same mistakes, each a separate parse.
+    ([*RUN, "--port", "nosuch"], "--port"),
+    ([*RUN, "--concurrency", "abc"], "--concurrency"),
+    ([*RUN, "--pool", "-3"], "--pool"),
+    ([*RUN, "--pool", "N,2N"], "--pool"),  # run takes one pool, a list is sweep's
+    ([*RUN, "--blocking", "-0.5"], "--blocking"),
+    ([*RUN, "--blocking", "nan"], "--blocking"),
+    ([*RUN, "--blocking", "x"], "--blocking"),
+    ([*RUN, "--work-us", "inf"], "--work-us"),
+    ([*RUN, "--repetitions", "0"], "--repetitions"),
+    ([*RUN, "--posters", "two"], "--posters"),
+    ([*RUN, "--in-flight", "0"], "--in-flight"),
+    ([*RUN, "--workload", "file", "--file", "/nonexistent-dir/x.dat"], "--file"),
+    ([*RUN, "--workload", "socket", "--messages-in-flight", "-2"], "--messages-in-flight"),
+    # Linux (these tests run the Linux build) has no kernel completion port, so no tagged-event
+    # I/O: refused, naming the flag.
+    ([*RUN, "--workload", "file", "--skip-port-share", "0.5"], "--skip-port-share"),
+    ([*RUN, "--workload", "file", "--skip-port-share", "1.5"], "--skip-port-share"),
 ]
 
 
@@ -84,7 +102,8 @@ def test_bad_input_exits_2_naming_the_flag(binary, tmp_path, args, flag):
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith(f"iocpbench: {flag}"), lines[0]
+    assert lines[0].startswith(f"iocpbench: {flag}: "), lines[0]
+    assert proc.stdout == "", proc.stdout
     assert not out.exists(), "bad input must not create the output file"
     assert list(tmp_path.iterdir()) == [], "nothing else written either"
 

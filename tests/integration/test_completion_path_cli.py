@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analysis.load import _validator
+from iocpbench_analysis.load import _validator
 
 from conftest import ROOT, run
 
@@ -35,19 +35,45 @@ def as_older_file(doc: dict) -> dict:
     return doc
 
 
+def as_interrupted(doc: dict) -> dict:
+    """The file as a sweep of 2 repetitions leaves it when stopped after its first."""
+    for point in doc["points"]:
+        point["runs"] = [r for r in point["runs"] if r["repetition"] == 0]
+    doc["sweep"]["complete"] = False
+    doc["sweep"]["finished"] = None
+    return doc
+
+
 def older_interrupted_file(binary: Path, tmp_path: Path) -> tuple[Path, dict]:
     """A thread-path sweep of 2 repetitions, made older and cut to its first repetition."""
     out = tmp_path / "older.json"
     proc = run(binary, "sweep", *GRID, "--repetitions", "2", "--completion-path", "thread",
                "--json", str(out), timeout=120)
     assert proc.returncode == 0, proc.stderr
-    doc = as_older_file(json.loads(out.read_text()))
-    for point in doc["points"]:
-        point["runs"] = [r for r in point["runs"] if r["repetition"] == 0]
-    doc["sweep"]["complete"] = False
-    doc["sweep"]["finished"] = None
+    doc = as_interrupted(as_older_file(json.loads(out.read_text())))
     out.write_text(json.dumps(doc))
     return out, doc
+
+
+def assert_finished_on_thread(out: Path) -> dict:
+    """The resumed file is complete, every point has both repetitions, and the new one ran on
+    the thread path (the older file's)."""
+    doc = json.loads(out.read_text())
+    assert doc["sweep"]["complete"] is True
+    for point in doc["points"]:
+        runs = sorted(point["runs"], key=lambda r: r["repetition"])
+        assert [r["repetition"] for r in runs] == [0, 1], point["id"]
+        assert THREAD_DESIGN in design(runs[1]), "the new run took the file's path: " + design(runs[1])
+    return doc
+
+
+def assert_refused_naming_the_path(proc: subprocess.CompletedProcess[str], out: Path, before: bytes) -> str:
+    """Exit 2, one line naming --completion-path, and the file left as it was; the line."""
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("iocpbench: --completion-path:"), proc.stderr
+    assert out.read_bytes() == before
+    return lines[0]
 
 
 def test_new_results_record_the_default_port_path(binary, tmp_path):
@@ -69,28 +95,21 @@ def test_an_older_file_resumes_on_thread_and_keeps_its_runs(binary, tmp_path):
     proc = run(binary, "sweep", "--resume", str(out), "--quiet", timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "--completion-path" in proc.stderr and "'thread'" in proc.stderr, proc.stderr
-    doc = json.loads(out.read_text())
+    doc = assert_finished_on_thread(out)
     _validator().validate(doc)
-    assert doc["sweep"]["complete"] is True
     assert doc["sweep"]["workload_params"]["completion_path"] == "thread"
     assert sorted(p["id"] for p in doc["points"]) == sorted(kept)
     for point in doc["points"]:
         assert point["workload_params"]["completion_path"] == "thread"
-        runs = sorted(point["runs"], key=lambda r: r["repetition"])
-        assert [r["repetition"] for r in runs] == [0, 1], point["id"]
-        assert runs[0] == kept[point["id"]], "the older run is kept as it was"
-        assert THREAD_DESIGN in design(runs[1]), "the new run took the file's path: " + design(runs[1])
+        run0 = next(r for r in point["runs"] if r["repetition"] == 0)
+        assert run0 == kept[point["id"]], "the older run is kept as it was"
 
 
 def test_an_older_file_refuses_the_other_path_and_is_left_alone(binary, tmp_path):
     out, _ = older_interrupted_file(binary, tmp_path)
     before = out.read_bytes()
     proc = run(binary, "sweep", "--resume", str(out), "--completion-path", "port", timeout=60)
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("iocpbench: --completion-path:"), proc.stderr
-    assert "thread" in lines[0]
-    assert out.read_bytes() == before
+    assert "thread" in assert_refused_naming_the_path(proc, out, before)
 
 
 def test_an_older_file_resumes_with_its_original_grid_flags(binary, tmp_path):
@@ -99,12 +118,7 @@ def test_an_older_file_resumes_with_its_original_grid_flags(binary, tmp_path):
     out, _ = older_interrupted_file(binary, tmp_path)
     proc = run(binary, "sweep", "--resume", str(out), *GRID, "--repetitions", "2", timeout=120)
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads(out.read_text())
-    assert doc["sweep"]["complete"] is True
-    for point in doc["points"]:
-        runs = sorted(point["runs"], key=lambda r: r["repetition"])
-        assert [r["repetition"] for r in runs] == [0, 1], point["id"]
-        assert THREAD_DESIGN in design(runs[1]), design(runs[1])
+    assert_finished_on_thread(out)
 
 
 def test_the_files_own_path_alone_resumes_and_a_bad_one_is_refused(binary, tmp_path):
@@ -113,18 +127,10 @@ def test_the_files_own_path_alone_resumes_and_a_bad_one_is_refused(binary, tmp_p
     out, _ = older_interrupted_file(binary, tmp_path)
     before = out.read_bytes()
     proc = run(binary, "sweep", "--resume", str(out), "--completion-path", "sideways", timeout=60)
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("iocpbench: --completion-path:"), proc.stderr
-    assert out.read_bytes() == before
+    assert_refused_naming_the_path(proc, out, before)
     proc = run(binary, "sweep", "--resume", str(out), "--completion-path", "thread", "--quiet", timeout=120)
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads(out.read_text())
-    assert doc["sweep"]["complete"] is True
-    for point in doc["points"]:
-        runs = sorted(point["runs"], key=lambda r: r["repetition"])
-        assert [r["repetition"] for r in runs] == [0, 1], point["id"]
-        assert THREAD_DESIGN in design(runs[1]), design(runs[1])
+    assert_finished_on_thread(out)
 
 
 def test_an_older_port_file_resumes_every_point_post_included(binary, tmp_path):
@@ -136,13 +142,10 @@ def test_an_older_port_file_resumes_every_point_post_included(binary, tmp_path):
     proc = run(binary, "sweep", *every, "--repetitions", "2", "--completion-path", "port",
                "--json", str(out), timeout=180)
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads(out.read_text())
+    doc = as_interrupted(json.loads(out.read_text()))
     for point in doc["points"]:
         assert "/cp=" not in point["id"], point["id"]
         point["id"] += "/cp=port"  # the older point_id, for every workload
-        point["runs"] = [r for r in point["runs"] if r["repetition"] == 0]
-    doc["sweep"]["complete"] = False
-    doc["sweep"]["finished"] = None
     out.write_text(json.dumps(doc))
     kept = {p["id"][: -len("/cp=port")]: p["runs"][0] for p in doc["points"]}
     assert sum(1 for i in kept if i.startswith("post/")) == 1, sorted(kept)
@@ -159,7 +162,7 @@ def test_an_older_port_file_resumes_every_point_post_included(binary, tmp_path):
 
 
 def compare(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis", "compare", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "iocpbench_analysis", "compare", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
 
 

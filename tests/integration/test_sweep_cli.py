@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.load import _validator
+from iocpbench_analysis.load import _validator
 
 from conftest import ROOT, run
 

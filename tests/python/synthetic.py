@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from analysis.stats import summarize
+from iocpbench_analysis.stats import summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -151,9 +151,9 @@ def write_json(path: Path, data: Any) -> Path:
 
 
 def tool_command(tool: str) -> list[str]:
-    """The installed console script next to this interpreter, else `python -m analysis`."""
+    """The installed console script next to this interpreter, else `python -m iocpbench_analysis`."""
     script = Path(sys.executable).parent / f"iocpbench-{tool}"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "analysis", tool]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "iocpbench_analysis", tool]
 
 
 def run_tool(tool: str, *args: Any, timeout: float = TOOL_TIMEOUT_S) -> subprocess.CompletedProcess[str]:

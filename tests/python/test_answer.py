@@ -1,5 +1,5 @@
-"""Which setting (analysis/answer.py): the best, the indistinguishable set, the recommendation,
-the rules of thumb; and `python -m analysis answer`."""
+"""Which setting (iocpbench_analysis/answer.py): the best, the indistinguishable set, the recommendation,
+the rules of thumb; and `python -m iocpbench_analysis answer`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from synthetic import make_results, run_tool, write_json
 
-from analysis import answer, grid
+from iocpbench_analysis import answer, grid
 
 
 def _family(data: dict[str, Any]) -> grid.Family:

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from synthetic import FIXTURES, make_point, write_json
 
-from analysis import charts, grid
-from analysis.compare import compare_results, render_markdown
-from analysis.load import Results, load_results
-from analysis.metrics import METRICS
-from analysis.report import auto_pool_row, auto_pool_table
+from iocpbench_analysis import charts, grid
+from iocpbench_analysis.compare import compare_results, render_markdown
+from iocpbench_analysis.load import Results, load_results
+from iocpbench_analysis.metrics import METRICS
+from iocpbench_analysis.report import auto_pool_row, auto_pool_table
 
 AUTO_FIXTURE = FIXTURES / "auto_pool.json"
 FIXED_FIXTURE = FIXTURES / "run_a.json"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from synthetic import make_results, run_tool, write_json
 
-from analysis.charts import build_charts, mean_shares
-from analysis.load import load_results
+from iocpbench_analysis.charts import build_charts, mean_shares
+from iocpbench_analysis.load import load_results
 
 KINDS = ("heatmap", "throughput-vs-blocking", "context-switches", "latency", "lifo")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -83,8 +83,8 @@ def test_mean_shares_sorts_each_run_and_pads() -> None:
 
 
 def test_heatmap_one_scale_colour_bar_and_outlines(tmp_path: Path) -> None:
-    from analysis import answer
-    from analysis.charts import heatmap
+    from iocpbench_analysis import answer
+    from iocpbench_analysis.charts import heatmap
     from matplotlib.patches import Rectangle
 
     data = make_results(ratios=(0.0, 0.5))
@@ -101,7 +101,7 @@ def test_heatmap_one_scale_colour_bar_and_outlines(tmp_path: Path) -> None:
 
 
 def test_throughput_vs_blocking_at_the_achieved_ratio_and_marks_misses() -> None:
-    from analysis.charts import throughput_vs_blocking
+    from iocpbench_analysis.charts import throughput_vs_blocking
 
     data = make_results(conc=("N",), pools=("N",), ratios=(0.0, 0.5))
     off = data["points"][1]

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from synthetic import make_point, make_results, run_tool, write_json
 
-from analysis import gate
-from analysis.compare import compare_pair, compare_results, render_markdown
-from analysis.load import load_results
-from analysis.metrics import METRICS
+from iocpbench_analysis import gate
+from iocpbench_analysis.compare import compare_pair, compare_results, render_markdown
+from iocpbench_analysis.load import load_results
+from iocpbench_analysis.metrics import METRICS
 
 TP = METRICS["throughput_ops_per_s"]
 CS = METRICS["context_switches_per_kop"]

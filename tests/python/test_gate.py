@@ -18,7 +18,7 @@ import time
 import numpy as np
 import pytest
 
-from analysis import gate
+from iocpbench_analysis import gate
 
 RUNS = gate.RECOMMENDED_RUNS
 TRIALS = 2000
@@ -96,21 +96,27 @@ def test_point_rule_by_hand() -> None:
     assert lat.points[1].verdict == gate.REGRESSION
 
 
+def reference_a_a_pair():
+    """The reference A/A pair as (base, new) Results: the same build on the same machine, five
+    minutes apart (results/reference/before-blocking-fix/, both at 5d1daf2)."""
+    from synthetic import ROOT
+
+    from iocpbench_analysis.load import load_results
+
+    ref = ROOT / "results" / "reference" / "before-blocking-fix"
+    return load_results(ref / "linux-2cpu-kvm.json"), load_results(ref / "linux-2cpu-kvm-auto.json")
+
+
 def test_the_reference_a_a_pair_passes() -> None:
     """The reference A/A pair (results/reference/before-blocking-fix/linux-2cpu-kvm.json and
     results/reference/before-blocking-fix/linux-2cpu-kvm-auto.json, both at 5d1daf2): the same build on the same
     machine, five minutes apart. The old rule
     (p < 0.05 and 5% worse, per point) failed it with 3 "regressions" of 36; the gate passes it
     and shows the drift between the two sweeps in the geometric mean."""
-    from synthetic import ROOT
+    from iocpbench_analysis.compare import compare_results
+    from iocpbench_analysis.metrics import METRICS
 
-    from analysis.compare import compare_results
-    from analysis.load import load_results
-    from analysis.metrics import METRICS
-
-    ref = ROOT / "results" / "reference"
-    base = load_results(ref / "before-blocking-fix" / "linux-2cpu-kvm.json")
-    new = load_results(ref / "before-blocking-fix" / "linux-2cpu-kvm-auto.json")
+    base, new = reference_a_a_pair()
     report = compare_results(base, [new], METRICS["throughput_ops_per_s"], allow_missing=True)
     mc = report.machines[0]
     assert mc.gated_points == 36 and not mc.regressions and not report.has_failure
@@ -126,15 +132,11 @@ def test_losses_injected_into_the_reference_pair_are_caught() -> None:
     point fails; scaled by 0.8 on one point (a few points tried) fails too."""
     import copy
 
-    from synthetic import ROOT
+    from iocpbench_analysis.compare import compare_results
+    from iocpbench_analysis.load import Results
+    from iocpbench_analysis.metrics import METRICS
 
-    from analysis.compare import compare_results
-    from analysis.load import Results, load_results
-    from analysis.metrics import METRICS
-
-    ref = ROOT / "results" / "reference"
-    base = load_results(ref / "before-blocking-fix" / "linux-2cpu-kvm.json")
-    new = load_results(ref / "before-blocking-fix" / "linux-2cpu-kvm-auto.json")
+    base, new = reference_a_a_pair()
 
     def scaled(factor: float, only: int | None = None) -> Results:
         data = copy.deepcopy(new.data)

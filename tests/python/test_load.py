@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 from synthetic import FIXTURES, SEMANTICS, bad_inputs, make_results, write_json
 
-from analysis.load import InputError, load_results, load_schema
+from iocpbench_analysis.load import InputError, load_results, load_schema
 
 
 def _validate(data: Any, name: str = "results.schema.json") -> None:

@@ -6,7 +6,7 @@ import copy
 
 from synthetic import make_point, make_results
 
-from analysis.match import match_points, normalize_spec, point_label, spec_key
+from iocpbench_analysis.match import match_points, normalize_spec, point_label, spec_key
 
 
 def test_normalize_spec() -> None:

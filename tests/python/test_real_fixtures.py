@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from synthetic import FIXTURES, run_tool
 
-from analysis.grid import is_auto_point
-from analysis.load import load_results
+from iocpbench_analysis.grid import is_auto_point
+from iocpbench_analysis.load import load_results
 
 FILES = sorted(FIXTURES.glob("*.json"))
 

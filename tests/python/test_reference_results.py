@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from synthetic import ROOT, run_tool
 
-from analysis.answer import answers
-from analysis.charts import build_charts
-from analysis.load import load_results
+from iocpbench_analysis.answer import answers
+from iocpbench_analysis.charts import build_charts
+from iocpbench_analysis.load import load_results
 
 REFERENCE = sorted((ROOT / "results" / "reference").glob("*.json"))
 

@@ -1,4 +1,4 @@
-"""analysis.stats against values worked out by hand."""
+"""iocpbench_analysis.stats against values worked out by hand."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from analysis import stats
+from iocpbench_analysis import stats
 
 
 def test_median_and_mean_of_known_lists() -> None:

@@ -422,7 +422,7 @@ TEST(SelectFinalists, NextStageTakesTheUntriedSmallerSettingsBeforeItsReference)
 }
 
 // Not a check: the rates against the machine's noise, for docs/tuning.md. Run with
-//   sweep_unit_test --gtest_also_run_disabled_tests --gtest_filter='*RatesAgainstNoise'
+//   tune_unit_test --gtest_also_run_disabled_tests --gtest_filter='*RatesAgainstNoise'
 TEST(TuneSimulation, DISABLED_RatesAgainstNoise) {
   for (const double cv : {0.02, 0.04, 0.05, 0.06, 0.08, 0.10, 0.15, 0.20, 0.30}) {
     std::mt19937_64 rng(16);

@@ -1,4 +1,4 @@
-"""`python -m analysis charts|report|compare ...`: the console scripts without installing."""
+"""`python -m iocpbench_analysis charts|report|compare ...`: the console scripts without installing."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from .cli import TOOLS
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in TOOLS:
-        print(f"usage: python -m analysis {{{','.join(TOOLS)}}} ARGS... (see --help of each)", file=sys.stderr)
+        print(f"usage: python -m iocpbench_analysis {{{','.join(TOOLS)}}} ARGS... (see --help of each)", file=sys.stderr)
         return 2
     return TOOLS[argv[0]](argv[1:])
 

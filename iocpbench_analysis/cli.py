@@ -239,7 +239,7 @@ def compare_main(argv: Sequence[str] | None = None) -> int:
     return _guarded("iocpbench-compare", compare_parser(), _compare, argv)
 
 
-# ---------------------------------------------------------------- python -m analysis answer
+# ---------------------------------------------------------------- python -m iocpbench_analysis answer
 
 def answer_parser() -> argparse.ArgumentParser:
     p = _parser(
@@ -248,7 +248,7 @@ def answer_parser() -> argparse.ArgumentParser:
         "recommended setting (the cheapest of those indistinguishable from the best), its median "
         "throughput, how many settings are indistinguishable from the best, and the rules of thumb "
         "(pool N, 2N, 2N+2) as a ratio of the best with a 95% CI. The report opens with the same.",
-        "Exit status: 0 success, 2 bad input.\n\nexample: python -m analysis answer out/results.json",
+        "Exit status: 0 success, 2 bad input.\n\nexample: python -m iocpbench_analysis answer out/results.json",
     )
     p.add_argument("results", nargs="+", metavar="RESULTS", help="results JSON files (schema_version 1)")
     return p
