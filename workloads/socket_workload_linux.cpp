@@ -283,9 +283,27 @@ class SocketWorkload final : public Workload {
 
   void generator(std::promise<std::string>& ready) {
     env_.roles->enrol(metrics::Role::load_generator);
+    io_uring ring{};
+    const int rc = init_ring(ring);
+    if (rc != 0) {
+      generator_done_.store(true);
+      ready.set_value(std::string("load generator io_uring_queue_init: ") + std::strerror(-rc));
+      return;
+    }
+    ready.set_value({});
+    ring_ = &ring;
+    generate(ring);
+    cancel_and_reap(ring);
+    io_uring_queue_exit(&ring);
+    ring_ = nullptr;
+    generator_done_.store(true);
+  }
+
+  // The generator's ring, with the first setup flags the kernel accepts (recorded in
+  // generator_description_). Returns io_uring_queue_init's result.
+  int init_ring(io_uring& ring) {
     unsigned entries = 1;
     while (entries < 2 * params_.connections + 8) entries <<= 1;
-    io_uring ring{};
     const unsigned attempts[] = {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
                                  IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN,
                                  IORING_SETUP_COOP_TASKRUN, 0};
@@ -301,21 +319,18 @@ class SocketWorkload final : public Workload {
       }
       if (rc != -EINVAL) break;
     }
-    if (rc != 0) {
-      generator_done_.store(true);
-      ready.set_value(std::string("load generator io_uring_queue_init: ") + std::strerror(-rc));
-      return;
-    }
-    ready.set_value({});
-    ring_ = &ring;
+    return rc;
+  }
 
+  // Sends and verifies until the run stops: then, once every in-flight message is back (or 2 s
+  // have passed), half-closes every connection so that the server sees end of stream.
+  void generate(io_uring& ring) {
     std::uint64_t t = metrics::now_ns();
     for (std::uint32_t i = 0; i < clients_.size(); ++i) {
       clients_[i].pending = params_.in_flight;
       try_send(i, t);
       arm_recv(i);
     }
-    bool half_closed = false;
     std::uint64_t stop_deadline = 0;
     while (!force_exit_.load(std::memory_order_relaxed)) {
       if (env_.phase->load(std::memory_order_acquire) == kStopping) {
@@ -325,16 +340,15 @@ class SocketWorkload final : public Workload {
         if (quiet || metrics::now_ns() > stop_deadline) {
           if (!quiet) ++generator_errors_;
           for (auto& c : clients_) ::shutdown(c.fd, SHUT_WR);
-          half_closed = true;
-          break;
+          return;
         }
       }
       io_uring_cqe* cqe = nullptr;
       __kernel_timespec ts{0, 20'000'000};  // wake now and then to see the phase change
-      rc = io_uring_submit_and_wait_timeout(&ring, &cqe, 1, &ts, nullptr);
+      const int rc = io_uring_submit_and_wait_timeout(&ring, &cqe, 1, &ts, nullptr);
       if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
         ++generator_errors_;
-        break;
+        return;
       }
       t = metrics::now_ns();
       unsigned head = 0;
@@ -345,8 +359,10 @@ class SocketWorkload final : public Workload {
       }
       io_uring_cq_advance(&ring, seen);
     }
-    (void)half_closed;
-    // Cancel the armed receives and wait (bounded) so no buffer is written after we return.
+  }
+
+  // Cancels the armed receives and waits (bounded) so no buffer is written after we return.
+  void cancel_and_reap(io_uring& ring) {
     if (io_uring_sqe* sqe = io_uring_get_sqe(&ring)) {
       io_uring_prep_cancel(sqe, nullptr, IORING_ASYNC_CANCEL_ANY);
       io_uring_sqe_set_data64(sqe, 0);
@@ -365,9 +381,6 @@ class SocketWorkload final : public Workload {
       }
       io_uring_cq_advance(&ring, seen);
     }
-    io_uring_queue_exit(&ring);
-    ring_ = nullptr;
-    generator_done_.store(true);
   }
 
   io_uring_sqe* sqe() {
