@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "core/random.hpp"
 #include "report/file_lock.hpp"
 #include "workloads/data_file.hpp"
 
@@ -222,10 +223,7 @@ struct stat create(const DataFileRequest& r) {
   };
   for (std::uint64_t written = 0; written < r.create_bytes;) {
     for (auto& word : chunk) {
-      x ^= x << 13;
-      x ^= x >> 7;
-      x ^= x << 17;
-      word = x;
+      word = core::xorshift64(x);
     }
     const std::size_t want = static_cast<std::size_t>(
         std::min<std::uint64_t>(r.create_bytes - written, chunk.size() * 8));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "core/random.hpp"
 #include "report/file_lock.hpp"
 #include "workloads/data_file.hpp"
 
@@ -208,10 +209,7 @@ void create(const DataFileRequest& r) {
     std::uint64_t x = 0x2545F4914F6CDD1Dull;
     for (std::uint64_t written = 0; written < r.create_bytes;) {
       for (auto& word : chunk) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        word = x;
+        word = core::xorshift64(x);
       }
       const auto want = std::min<std::uint64_t>(r.create_bytes - written, chunk.size() * 8);
       out.write(reinterpret_cast<const char*>(chunk.data()), static_cast<std::streamsize>(want));

@@ -20,6 +20,7 @@
 
 #include "cli/commands.hpp"
 #include "io/completion_source.hpp"
+#include "io/source_set.hpp"
 #include "metrics/clock.hpp"
 #include "workloads/data_file.hpp"
 #include "workloads/workload.hpp"
@@ -72,21 +73,14 @@ class FileWorkload final : public Workload {
       op.key = i;
       op.index = i;
     }
-    const std::size_t rings =
-        env.worker_ports.empty()
-            ? 1
-            : std::min<std::size_t>(env.worker_ports.size(), params_.outstanding);
-    for (std::size_t r = 0; r < rings; ++r) {
-      io::SourceOptions options;
-      options.port = env.worker_ports.empty() ? env.port : env.worker_ports[r];
-      options.max_ops =
-          static_cast<unsigned>((params_.outstanding + rings - 1) / rings);  // slots r, r+R, ..
-      options.roles = env.roles;
-      options.own_thread = env.worker_ports.empty();
-      // Shared port only: per-thread ports are already read by their own worker (pump).
-      options.port_reads = params_.completion_path == CompletionPath::port;
-      sources_.push_back(io::make_completion_source(options));
-    }
+    io::SourceSetOptions options;
+    options.port = env.port;
+    options.worker_ports = env.worker_ports;
+    options.roles = env.roles;
+    options.units = params_.outstanding;  // one I/O in flight per slot
+    options.port_reads = params_.completion_path == CompletionPath::port;
+    options.unit_name = "slot";
+    sources_.open(options);
   }
 
   void start() override {
@@ -98,7 +92,7 @@ class FileWorkload final : public Workload {
       prepare(op, context);
       op.t_submit_ns = now;
       submitted_.fetch_add(1, std::memory_order_relaxed);
-      source_for(op).submit(op);
+      sources_.submit(op);
     }
   }
 
@@ -129,7 +123,7 @@ class FileWorkload final : public Workload {
     prepare(*op, worker);
     op->t_submit_ns = t_done_ns;  // resubmitted right now: no extra clock read
     submitted_.fetch_add(1, std::memory_order_relaxed);
-    source_for(*op).submit(*op);
+    sources_.submit(*op);
   }
 
   bool drain(std::chrono::steady_clock::time_point deadline) override {
@@ -141,12 +135,7 @@ class FileWorkload final : public Workload {
   }
 
   void close() override {
-    if (!sources_.empty()) {
-      source_stats_ = sum_stats();
-      source_rings_ = sources_.size();
-      source_description_ = describe();
-      sources_.clear();  // stops the completion threads; cancels anything left in flight
-    }
+    sources_.close();  // stops the completion threads; cancels anything left in flight
     if (fd_ >= 0) {
       ::close(fd_);
       fd_ = -1;
@@ -158,7 +147,6 @@ class FileWorkload final : public Workload {
   }
 
   nlohmann::json stats(double) const override {
-    const io::SourceStats s = sources_.empty() ? source_stats_ : sum_stats();
     return {{"file", path_},
             {"file_bytes", blocks_ * params_.block_size},
             {"file_created", created_},
@@ -167,17 +155,7 @@ class FileWorkload final : public Workload {
             {"direct_io_verified", direct_verified_},
             {"io_errors", io_errors_.load()},
             {"short_transfers", short_transfers_.load()},
-            {"completion_source",
-             {{"design", sources_.empty() ? source_description_ : describe()},
-              {"rings", sources_.empty() ? source_rings_ : sources_.size()},
-              {"completions", s.completions},
-              {"posted", s.posted},
-              {"io_uring_enter_calls", s.enters},
-              {"parks", s.parks},
-              {"doorbells", s.doorbells},
-              {"max_batch", s.max_batch},
-              {"post_failures", s.post_failures},
-              {"dropped_at_stop", s.dropped_at_stop}}}};
+            {"completion_source", sources_.to_json()}};
   }
 
   // The port path: a worker's own submissions are in flight in the ring, and io_uring cancels
@@ -188,16 +166,12 @@ class FileWorkload final : public Workload {
            outstanding_.load(std::memory_order_relaxed) > 0;
   }
 
-  bool pumps(unsigned worker) const override {
-    return !env_.worker_ports.empty() && worker < sources_.size();
-  }
-  int pump(unsigned worker, unsigned wait_us) override {
-    return worker < sources_.size() ? sources_[worker]->pump(wait_us) : -1;
-  }
+  bool pumps(unsigned worker) const override { return sources_.pumps(worker); }
+  int pump(unsigned worker, unsigned wait_us) override { return sources_.pump(worker, wait_us); }
 
   std::string stall_report() const override {
-    if (sources_.empty()) return {};
-    const io::SourceStats s = sum_stats();
+    if (!sources_.live()) return {};
+    const io::SourceStats s = sources_.stats();
     const std::uint64_t submitted = submitted_.load(std::memory_order_relaxed);
     const std::uint64_t in_flight = submitted > s.completions ? submitted - s.completions : 0;
     return std::to_string(in_flight) + " file I/Os in flight in the completion source (" +
@@ -207,30 +181,10 @@ class FileWorkload final : public Workload {
   }
 
   std::uint64_t errors() const override {
-    const io::SourceStats s = sources_.empty() ? source_stats_ : sum_stats();
-    return s.post_failures;
+    return sources_.stats().post_failures;
   }
 
  private:
-  io::CompletionSource& source_for(const io::IoOp& op) {
-    return *sources_[op.index % sources_.size()];
-  }
-
-  io::SourceStats sum_stats() const {
-    io::SourceStats sum;
-    for (const auto& source : sources_) sum += source->stats();
-    return sum;
-  }
-
-  std::string describe() const {
-    std::string text = sources_.front()->describe();
-    if (!env_.worker_ports.empty()) {
-      text = "per-thread ports: one ring per worker (slot i -> worker i mod S), submitted and "
-             "reaped by that worker itself into its own port; " + text;
-    }
-    return text;
-  }
-
   void prepare(io::IoOp& op, WorkerContext& rng) {
     std::uint64_t block;
     if (params_.pattern == FilePattern::random) {
@@ -280,10 +234,7 @@ class FileWorkload final : public Workload {
   int fd_ = -1;
   std::vector<io::IoOp> slots_;
   std::vector<void*> buffers_;
-  std::vector<std::unique_ptr<io::CompletionSource>> sources_;
-  std::size_t source_rings_ = 0;
-  io::SourceStats source_stats_;
-  std::string source_description_;
+  io::SourceSet sources_;  // one ring, or one per worker port (per-thread dispatch)
   std::atomic<std::uint64_t> outstanding_{0};
   std::atomic<std::uint64_t> cursor_{0};
   std::atomic<std::uint64_t> submitted_{0};  // I/Os handed to the source (the watchdog's view)

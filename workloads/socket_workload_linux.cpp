@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "io/completion_source.hpp"
+#include "io/source_set.hpp"
 #include "metrics/clock.hpp"
 #include "workloads/echo_pattern.hpp"
 #include "workloads/workload.hpp"
@@ -132,22 +133,19 @@ class SocketWorkload final : public Workload {
     open_conns_.store(n);
     // Per-thread ports: one ring per worker that owns a connection (workers beyond the
     // connection count get no ring and only ever take their stop packet).
-    const std::size_t rings =
-        env.worker_ports.empty() ? 1 : std::min<std::size_t>(env.worker_ports.size(), n);
-    for (std::size_t r = 0; r < rings; ++r) {
-      io::SourceOptions options;
-      options.port = env.worker_ports.empty() ? env.port : env.worker_ports[r];
-      // Connections r, r+R, ...: a receive and an echo each.
-      options.max_ops = static_cast<unsigned>(2 * ((n + rings - 1) / rings));
-      options.roles = env.roles;
-      options.own_thread = env.worker_ports.empty();
-      options.port_reads = params_.completion_path == CompletionPath::port;
-      sources_.push_back(io::make_completion_source(options));
-    }
+    io::SourceSetOptions options;
+    options.port = env.port;
+    options.worker_ports = env.worker_ports;
+    options.roles = env.roles;
+    options.units = n;
+    options.ops_per_unit = 2;  // a receive and an echo each
+    options.port_reads = params_.completion_path == CompletionPath::port;
+    options.unit_name = "connection";
+    sources_.open(options);
   }
 
   void start() override {
-    for (auto& s : server_) source_for(s.recv).submit(s.recv);
+    for (auto& s : server_) sources_.submit(s.recv);
     std::promise<std::string> ready;
     auto started = ready.get_future();
     generator_ = std::thread([this, &ready] { generator(ready); });
@@ -194,13 +192,13 @@ class SocketWorkload final : public Workload {
       }
       if (sent == static_cast<ssize_t>(packet.bytes)) {
         direct_sends_.fetch_add(1, std::memory_order_relaxed);
-        source_for(s.recv).submit(s.recv);
+        sources_.submit(s.recv);
         return;
       }
     }
     s.send.len = packet.bytes;
     s.send.done = sent > 0 ? static_cast<std::uint32_t>(sent) : 0;
-    source_for(s.send).submit(s.send);
+    sources_.submit(s.send);
   }
 
   bool drain(std::chrono::steady_clock::time_point deadline) override {
@@ -221,12 +219,7 @@ class SocketWorkload final : public Workload {
   void close() override {
     force_exit_.store(true);
     if (generator_.joinable()) generator_.join();
-    if (!sources_.empty()) {
-      source_stats_ = sum_stats();
-      source_rings_ = sources_.size();
-      source_description_ = describe();
-      sources_.clear();  // stops the completion threads; cancels anything left in flight
-    }
+    sources_.close();  // stops the completion threads; cancels anything left in flight
     for (auto& s : server_) {
       if (s.fd >= 0) ::close(s.fd);
       s.fd = -1;
@@ -240,7 +233,6 @@ class SocketWorkload final : public Workload {
   }
 
   nlohmann::json stats(double window_s) const override {
-    const io::SourceStats s = sources_.empty() ? source_stats_ : sum_stats();
     return {{"connections", params_.connections},
             {"messages_sent", messages_sent_},
             {"messages_verified", messages_verified_},
@@ -254,17 +246,7 @@ class SocketWorkload final : public Workload {
             {"server_errors", server_errors_.load()},
             {"drain_timeouts", drain_timeouts_.load()},
             {"echoes_sent_inline", direct_sends_.load()},
-            {"completion_source",
-             {{"design", sources_.empty() ? source_description_ : describe()},
-              {"rings", sources_.empty() ? source_rings_ : sources_.size()},
-              {"completions", s.completions},
-              {"posted", s.posted},
-              {"io_uring_enter_calls", s.enters},
-              {"parks", s.parks},
-              {"doorbells", s.doorbells},
-              {"max_batch", s.max_batch},
-              {"post_failures", s.post_failures},
-              {"dropped_at_stop", s.dropped_at_stop}}},
+            {"completion_source", sources_.to_json()},
             {"load_generator", {{"design", generator_description_}}}};
   }
 
@@ -275,16 +257,12 @@ class SocketWorkload final : public Workload {
   }
 
   // Per-thread ports: worker w reaps its own ring (connections w, w+R, ...).
-  bool pumps(unsigned worker) const override {
-    return !env_.worker_ports.empty() && worker < sources_.size();
-  }
-  int pump(unsigned worker, unsigned wait_us) override {
-    return worker < sources_.size() ? sources_[worker]->pump(wait_us) : -1;
-  }
+  bool pumps(unsigned worker) const override { return sources_.pumps(worker); }
+  int pump(unsigned worker, unsigned wait_us) override { return sources_.pump(worker, wait_us); }
 
   std::string stall_report() const override {
-    if (sources_.empty()) return {};
-    const io::SourceStats s = sum_stats();
+    if (!sources_.live()) return {};
+    const io::SourceStats s = sources_.stats();
     return std::to_string(open_conns_.load()) + " of " + std::to_string(server_.size()) +
            " server connections open; completion source: " + std::to_string(s.completions) +
            " completed, " + std::to_string(s.posted) + " posted to the port" +
@@ -292,7 +270,7 @@ class SocketWorkload final : public Workload {
   }
 
   std::uint64_t errors() const override {
-    const io::SourceStats s = sources_.empty() ? source_stats_ : sum_stats();
+    const io::SourceStats s = sources_.stats();
     return (mismatched_bytes_ > 0 ? 1 : 0) + generator_errors_ + unexpected_eof_ +
            drain_timeouts_.load() + s.post_failures;
   }
@@ -300,34 +278,32 @@ class SocketWorkload final : public Workload {
   const metrics::Histogram* own_latency() const override { return &round_trip_; }
 
  private:
-  // Connection i's operations go to ring i mod R (R = 1 with a shared port).
-  io::CompletionSource& source_for(const io::IoOp& op) {
-    return *sources_[op.index % sources_.size()];
-  }
-
-  io::SourceStats sum_stats() const {
-    io::SourceStats sum;
-    for (const auto& source : sources_) sum += source->stats();
-    return sum;
-  }
-
-  std::string describe() const {
-    std::string text = sources_.front()->describe();
-    if (!env_.worker_ports.empty()) {
-      text = "per-thread ports: one ring per worker (connection i -> worker i mod S), submitted "
-             "and reaped by that worker itself into its own port; " + text;
-    }
-    return text;
-  }
-
   // ---- the load generator (its own thread and ring) ----
   static constexpr std::uintptr_t kRecvTag = 1;
 
   void generator(std::promise<std::string>& ready) {
     env_.roles->enrol(metrics::Role::load_generator);
+    io_uring ring{};
+    const int rc = init_ring(ring);
+    if (rc != 0) {
+      generator_done_.store(true);
+      ready.set_value(std::string("load generator io_uring_queue_init: ") + std::strerror(-rc));
+      return;
+    }
+    ready.set_value({});
+    ring_ = &ring;
+    generate(ring);
+    cancel_and_reap(ring);
+    io_uring_queue_exit(&ring);
+    ring_ = nullptr;
+    generator_done_.store(true);
+  }
+
+  // The generator's ring, with the first setup flags the kernel accepts (recorded in
+  // generator_description_). Returns io_uring_queue_init's result.
+  int init_ring(io_uring& ring) {
     unsigned entries = 1;
     while (entries < 2 * params_.connections + 8) entries <<= 1;
-    io_uring ring{};
     const unsigned attempts[] = {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
                                  IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN,
                                  IORING_SETUP_COOP_TASKRUN, 0};
@@ -343,21 +319,18 @@ class SocketWorkload final : public Workload {
       }
       if (rc != -EINVAL) break;
     }
-    if (rc != 0) {
-      generator_done_.store(true);
-      ready.set_value(std::string("load generator io_uring_queue_init: ") + std::strerror(-rc));
-      return;
-    }
-    ready.set_value({});
-    ring_ = &ring;
+    return rc;
+  }
 
+  // Sends and verifies until the run stops: then, once every in-flight message is back (or 2 s
+  // have passed), half-closes every connection so that the server sees end of stream.
+  void generate(io_uring& ring) {
     std::uint64_t t = metrics::now_ns();
     for (std::uint32_t i = 0; i < clients_.size(); ++i) {
       clients_[i].pending = params_.in_flight;
       try_send(i, t);
       arm_recv(i);
     }
-    bool half_closed = false;
     std::uint64_t stop_deadline = 0;
     while (!force_exit_.load(std::memory_order_relaxed)) {
       if (env_.phase->load(std::memory_order_acquire) == kStopping) {
@@ -367,16 +340,15 @@ class SocketWorkload final : public Workload {
         if (quiet || metrics::now_ns() > stop_deadline) {
           if (!quiet) ++generator_errors_;
           for (auto& c : clients_) ::shutdown(c.fd, SHUT_WR);
-          half_closed = true;
-          break;
+          return;
         }
       }
       io_uring_cqe* cqe = nullptr;
       __kernel_timespec ts{0, 20'000'000};  // wake now and then to see the phase change
-      rc = io_uring_submit_and_wait_timeout(&ring, &cqe, 1, &ts, nullptr);
+      const int rc = io_uring_submit_and_wait_timeout(&ring, &cqe, 1, &ts, nullptr);
       if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
         ++generator_errors_;
-        break;
+        return;
       }
       t = metrics::now_ns();
       unsigned head = 0;
@@ -387,8 +359,10 @@ class SocketWorkload final : public Workload {
       }
       io_uring_cq_advance(&ring, seen);
     }
-    (void)half_closed;
-    // Cancel the armed receives and wait (bounded) so no buffer is written after we return.
+  }
+
+  // Cancels the armed receives and waits (bounded) so no buffer is written after we return.
+  void cancel_and_reap(io_uring& ring) {
     if (io_uring_sqe* sqe = io_uring_get_sqe(&ring)) {
       io_uring_prep_cancel(sqe, nullptr, IORING_ASYNC_CANCEL_ANY);
       io_uring_sqe_set_data64(sqe, 0);
@@ -407,9 +381,6 @@ class SocketWorkload final : public Workload {
       }
       io_uring_cq_advance(&ring, seen);
     }
-    io_uring_queue_exit(&ring);
-    ring_ = nullptr;
-    generator_done_.store(true);
   }
 
   io_uring_sqe* sqe() {
@@ -514,10 +485,7 @@ class SocketWorkload final : public Workload {
   int listen_fd_ = -1;
   std::vector<ServerConn> server_;
   std::vector<ClientConn> clients_;
-  std::vector<std::unique_ptr<io::CompletionSource>> sources_;
-  std::size_t source_rings_ = 0;
-  io::SourceStats source_stats_;
-  std::string source_description_;
+  io::SourceSet sources_;  // connection i's operations go to ring i mod R (R = 1 when shared)
   std::atomic<std::uint64_t> open_conns_{0};
   std::atomic<std::uint64_t> server_errors_{0};
   std::atomic<std::uint64_t> drain_timeouts_{0};

@@ -145,101 +145,17 @@ class SocketWorkload final : public Workload {
     winsock_startup();
     const unsigned n = params_.connections;
     capacity_ = std::size_t{params_.message_size} * params_.in_flight;
-
-    listener_ = overlapped_socket();
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);  // loopback only: nothing reaches a network
-    if (bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) fail("bind");
-    if (listen(listener_, static_cast<int>(std::min(n, 1024u))) != 0) fail("listen");
-    int len = sizeof addr;
-    if (getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) fail("getsockname");
-    const auto accept_ex = extension<LPFN_ACCEPTEX>(listener_, WSAID_ACCEPTEX, "AcceptEx");
-    const auto connect_ex = extension<LPFN_CONNECTEX>(listener_, WSAID_CONNECTEX, "ConnectEx");
+    const sockaddr_in addr = listen_on_loopback(n);
+    const Connector connector{
+        extension<LPFN_ACCEPTEX>(listener_, WSAID_ACCEPTEX, "AcceptEx"),
+        extension<LPFN_CONNECTEX>(listener_, WSAID_CONNECTEX, "ConnectEx"),
+        CreateEventW(nullptr, TRUE, FALSE, nullptr), CreateEventW(nullptr, TRUE, FALSE, nullptr)};
+    if (connector.accepted == nullptr || connector.connected == nullptr) fail("CreateEvent");
 
     server_ = std::vector<ServerConn>(n);
     clients_ = std::vector<ClientConn>(n);
-    HANDLE accepted = CreateEventW(nullptr, TRUE, FALSE, nullptr);
-    HANDLE connected = CreateEventW(nullptr, TRUE, FALSE, nullptr);
-    struct Events {
-      HANDLE a, b;
-      ~Events() {
-        if (a) CloseHandle(a);
-        if (b) CloseHandle(b);
-      }
-    } events{accepted, connected};
-    if (accepted == nullptr || connected == nullptr) fail("CreateEvent");
-    char accept_buffer[2 * (sizeof(sockaddr_in) + 16)];
-    for (unsigned i = 0; i < n; ++i) {
-      ServerConn& sc = server_[i];
-      ClientConn& cc = clients_[i];
-      sc.s = overlapped_socket();
-      cc.s = overlapped_socket();
-      sockaddr_in any{};
-      any.sin_family = AF_INET;
-      any.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      if (bind(cc.s, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0) fail("bind (client)");
-
-      OVERLAPPED a{}, c{};
-      a.hEvent = accepted;
-      c.hEvent = connected;
-      ResetEvent(accepted);
-      ResetEvent(connected);
-      DWORD bytes = 0;
-      if (!accept_ex(listener_, sc.s, accept_buffer, 0, sizeof(sockaddr_in) + 16,
-                     sizeof(sockaddr_in) + 16, &bytes, &a) &&
-          WSAGetLastError() != ERROR_IO_PENDING) {
-        fail("AcceptEx");
-      }
-      if (!connect_ex(cc.s, reinterpret_cast<sockaddr*>(&addr), sizeof addr, nullptr, 0, nullptr,
-                      &c) &&
-          WSAGetLastError() != ERROR_IO_PENDING) {
-        fail("ConnectEx");
-      }
-      DWORD flags = 0;
-      if (!WSAGetOverlappedResult(cc.s, &c, &bytes, TRUE, &flags)) fail("ConnectEx (result)");
-      if (!WSAGetOverlappedResult(listener_, &a, &bytes, TRUE, &flags)) fail("AcceptEx (result)");
-      if (setsockopt(sc.s, SOL_SOCKET, SO_UPDATE_ACCEPT_CONTEXT,
-                     reinterpret_cast<const char*>(&listener_), sizeof listener_) != 0) {
-        fail("setsockopt(SO_UPDATE_ACCEPT_CONTEXT)");
-      }
-      if (setsockopt(cc.s, SOL_SOCKET, SO_UPDATE_CONNECT_CONTEXT, nullptr, 0) != 0) {
-        fail("setsockopt(SO_UPDATE_CONNECT_CONTEXT)");
-      }
-      set_nodelay(sc.s);
-      set_nodelay(cc.s);
-
-      sc.buffer = std::make_unique<char[]>(capacity_);
-      sc.recv.kind = kRecv;
-      sc.send.kind = kSend;
-      sc.recv.index = sc.send.index = i;
-      cc.tx = std::make_unique<std::uint8_t[]>(capacity_);
-      cc.rx = std::make_unique<std::uint8_t[]>(capacity_);
-      cc.t_sent.assign(params_.in_flight, 0);
-      cc.recv.kind = kRecv;
-      cc.send.kind = kSend;
-      cc.recv.index = cc.send.index = i;
-    }
-
-    source_ = std::make_unique<io::OverlappedSource>(*env.port, env.roles);
-    for (unsigned i = 0; i < n; ++i) {
-      ServerConn& sc = server_[i];
-      source_->associate(reinterpret_cast<HANDLE>(sc.s), i);
-      const bool ifs = has_ifs_handles(sc.s);
-      non_ifs_sockets_ += ifs ? 0 : 1;
-      sc.skip = ifs && SetFileCompletionNotificationModes(reinterpret_cast<HANDLE>(sc.s),
-                                                          FILE_SKIP_COMPLETION_PORT_ON_SUCCESS) !=
-                           FALSE;
-      skip_granted_ += sc.skip ? 1 : 0;
-    }
-    generator_port_ = CreateIoCompletionPort(INVALID_HANDLE_VALUE, nullptr, 0, 1);
-    if (generator_port_ == nullptr) fail("CreateIoCompletionPort (load generator)");
-    for (unsigned i = 0; i < n; ++i) {
-      if (CreateIoCompletionPort(reinterpret_cast<HANDLE>(clients_[i].s), generator_port_, i, 0) ==
-          nullptr) {
-        fail("CreateIoCompletionPort (client socket)");
-      }
-    }
+    for (unsigned i = 0; i < n; ++i) connect_pair(i, addr, connector);
+    associate_sockets(env);
     open_conns_.store(n);
   }
 
@@ -369,6 +285,109 @@ class SocketWorkload final : public Workload {
   const metrics::Histogram* own_latency() const override { return &round_trip_; }
 
  private:
+  // AcceptEx, ConnectEx and the two events open() waits on for each connection.
+  struct Connector {
+    LPFN_ACCEPTEX accept_ex;
+    LPFN_CONNECTEX connect_ex;
+    HANDLE accepted, connected;
+    ~Connector() {
+      if (accepted) CloseHandle(accepted);
+      if (connected) CloseHandle(connected);
+    }
+  };
+
+  // The listener on an ephemeral loopback port; returns its address.
+  sockaddr_in listen_on_loopback(unsigned connections) {
+    listener_ = overlapped_socket();
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);  // loopback only: nothing reaches a network
+    if (bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) fail("bind");
+    if (listen(listener_, static_cast<int>(std::min(connections, 1024u))) != 0) fail("listen");
+    int len = sizeof addr;
+    if (getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) fail("getsockname");
+    return addr;
+  }
+
+  // Connection i: a client socket connected to a server socket accepted for it (both
+  // overlapped, no delay), and their buffers.
+  void connect_pair(unsigned i, const sockaddr_in& addr, const Connector& connector) {
+    char accept_buffer[2 * (sizeof(sockaddr_in) + 16)];
+    ServerConn& sc = server_[i];
+    ClientConn& cc = clients_[i];
+    sc.s = overlapped_socket();
+    cc.s = overlapped_socket();
+    sockaddr_in any{};
+    any.sin_family = AF_INET;
+    any.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(cc.s, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0) fail("bind (client)");
+
+    OVERLAPPED a{}, c{};
+    a.hEvent = connector.accepted;
+    c.hEvent = connector.connected;
+    ResetEvent(connector.accepted);
+    ResetEvent(connector.connected);
+    DWORD bytes = 0;
+    if (!connector.accept_ex(listener_, sc.s, accept_buffer, 0, sizeof(sockaddr_in) + 16,
+                             sizeof(sockaddr_in) + 16, &bytes, &a) &&
+        WSAGetLastError() != ERROR_IO_PENDING) {
+      fail("AcceptEx");
+    }
+    if (!connector.connect_ex(cc.s, reinterpret_cast<const sockaddr*>(&addr), sizeof addr,
+                              nullptr, 0, nullptr, &c) &&
+        WSAGetLastError() != ERROR_IO_PENDING) {
+      fail("ConnectEx");
+    }
+    DWORD flags = 0;
+    if (!WSAGetOverlappedResult(cc.s, &c, &bytes, TRUE, &flags)) fail("ConnectEx (result)");
+    if (!WSAGetOverlappedResult(listener_, &a, &bytes, TRUE, &flags)) fail("AcceptEx (result)");
+    if (setsockopt(sc.s, SOL_SOCKET, SO_UPDATE_ACCEPT_CONTEXT,
+                   reinterpret_cast<const char*>(&listener_), sizeof listener_) != 0) {
+      fail("setsockopt(SO_UPDATE_ACCEPT_CONTEXT)");
+    }
+    if (setsockopt(cc.s, SOL_SOCKET, SO_UPDATE_CONNECT_CONTEXT, nullptr, 0) != 0) {
+      fail("setsockopt(SO_UPDATE_CONNECT_CONTEXT)");
+    }
+    set_nodelay(sc.s);
+    set_nodelay(cc.s);
+
+    sc.buffer = std::make_unique<char[]>(capacity_);
+    sc.recv.kind = kRecv;
+    sc.send.kind = kSend;
+    sc.recv.index = sc.send.index = i;
+    cc.tx = std::make_unique<std::uint8_t[]>(capacity_);
+    cc.rx = std::make_unique<std::uint8_t[]>(capacity_);
+    cc.t_sent.assign(params_.in_flight, 0);
+    cc.recv.kind = kRecv;
+    cc.send.kind = kSend;
+    cc.recv.index = cc.send.index = i;
+  }
+
+  // The server sockets into the run's port (skipping the port on inline success where the
+  // socket allows it); the client sockets into the load generator's own port.
+  void associate_sockets(const RunEnv& env) {
+    const unsigned n = static_cast<unsigned>(server_.size());
+    source_ = std::make_unique<io::OverlappedSource>(*env.port, env.roles);
+    for (unsigned i = 0; i < n; ++i) {
+      ServerConn& sc = server_[i];
+      source_->associate(reinterpret_cast<HANDLE>(sc.s), i);
+      const bool ifs = has_ifs_handles(sc.s);
+      non_ifs_sockets_ += ifs ? 0 : 1;
+      sc.skip = ifs && SetFileCompletionNotificationModes(reinterpret_cast<HANDLE>(sc.s),
+                                                          FILE_SKIP_COMPLETION_PORT_ON_SUCCESS) !=
+                           FALSE;
+      skip_granted_ += sc.skip ? 1 : 0;
+    }
+    generator_port_ = CreateIoCompletionPort(INVALID_HANDLE_VALUE, nullptr, 0, 1);
+    if (generator_port_ == nullptr) fail("CreateIoCompletionPort (load generator)");
+    for (unsigned i = 0; i < n; ++i) {
+      if (CreateIoCompletionPort(reinterpret_cast<HANDLE>(clients_[i].s), generator_port_, i, 0) ==
+          nullptr) {
+        fail("CreateIoCompletionPort (client socket)");
+      }
+    }
+  }
+
   void close_conn(ServerConn& s) {
     if (!s.closed.exchange(true)) open_conns_.fetch_sub(1, std::memory_order_seq_cst);
   }

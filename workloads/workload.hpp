@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/random.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
 #include "port/completion_port.hpp"
@@ -45,12 +46,7 @@ struct WorkerContext {
   unsigned index = 0;
   std::uint64_t rng = 0;  // xorshift state, never 0
   std::uint64_t tick = 0;  // the workload's own per-worker counter (the post workload's sampling)
-  std::uint64_t next_random() noexcept {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-  }
+  std::uint64_t next_random() noexcept { return core::xorshift64(rng); }
 };
 
 // What a worker learns from one packet.

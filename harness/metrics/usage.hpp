@@ -44,6 +44,12 @@ std::optional<std::string> context_switches_unavailable();
 // ratio becomes null and `context_switches.unavailable` says why, so no reader takes 0 for a
 // measurement. Leaves the JSON alone where they are available.
 void mark_unavailable_switches(nlohmann::json& run);
+// True where process_usage() counts every thread that ever ran (Linux: RUSAGE_SELF), so that two
+// readings bracket every switch between them even when threads started and exited meanwhile;
+// false where it sums the live threads (Windows: an exited thread's switches are lost unless it
+// retired through a RoleRegistry). The benchmarks (bench/), whose threads do not enrol, count
+// switches only where this is true.
+bool process_switches_include_exited_threads();
 // The calling thread (RUSAGE_THREAD on Linux).
 Usage current_thread_usage();
 // A thread that leaves mid-run reports its final counts here, where the OS's process counts

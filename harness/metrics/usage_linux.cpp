@@ -54,6 +54,8 @@ std::optional<std::string> context_switches_unavailable() {
 
 void count_exiting_thread(const Usage&) {}  // RUSAGE_SELF counts exited threads itself
 
+bool process_switches_include_exited_threads() { return true; }
+
 double process_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);

@@ -148,6 +148,16 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   bool watch_wanted() const { return top_ != nullptr && active_ < gate_ && !closed_; }
   enum class Watch { watching, packet, resigned, timed_out };
   Watch watch(Waiter& waiter, Association& self, const Clock::time_point* deadline);
+  // remove()'s steps. On entry, under the lock: the feed's ready completions come in, and the
+  // thread's association moves here (3a) or gives back the slot its last release took. False
+  // when the port was closed while the lock was dropped on the way.
+  bool enter_remove(std::unique_lock<PortLock>& lock, Association& self);
+  // 3d, under the lock: the thread joins W; true when it is to watch the feed.
+  bool begin_wait(Waiter& waiter, Association& self);
+  // Without the lock: until the waiter is handed a packet (true) or its deadline passes and it
+  // leaves W (false, transition 4), watching the feed whenever asked to.
+  bool wait_for_packet(Waiter& waiter, Association& self, Timeout timeout, bool watching,
+                       std::unique_lock<PortLock>& lock);
 
   mutable PortLock mutex_;  // spins briefly before sleeping (port_lock.hpp)
   const unsigned concurrency_;  // M
@@ -403,32 +413,7 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   if (self.core.get() != this && !rules_.closed_check_first) self.leave();  // the D1 mutant
   std::unique_lock lock(mutex_);
   if (closed_) return RemoveStatus::invalid_handle;  // D1: the old association stays as it was
-  if (feed_ != nullptr) {
-    // Completions the kernel would have queued while this thread ran (it still holds its
-    // slot, so they queue here too, unless they find a waiter).
-    WakeList wake;
-    absorb(wake);
-    rewatch(wake);
-    if (!wake.empty()) {
-      lock.unlock();
-      wake.wake_all();
-      lock.lock();
-      if (closed_) return RemoveStatus::invalid_handle;
-    }
-  }
-  if (self.core.get() != this) {
-    // 3a: leaving another port activates it. Its lock is taken with ours dropped (one lock at
-    // a time, no lock order); a close meanwhile fails this call after the move, as a close
-    // racing the kernel's reference would.
-    lock.unlock();
-    self.leave();
-    lock.lock();
-    if (closed_) return RemoveStatus::invalid_handle;
-    self.core = shared_from_this();
-  } else if (self.state == ThreadState::released) {
-    decrement_active();
-    if (self.extra_slots > 0) [[unlikely]] release_extra_slots(self);
-  }
+  if (!enter_remove(lock, self)) return RemoveStatus::invalid_handle;
 
   if (!queue_.empty() && active_ < gate_) {  // 3b
     increment_active(Gate::checked);
@@ -452,58 +437,9 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   Waiter waiter;  // 3d
   waiter.out = out;
   waiter.capacity = capacity;
-  push_waiter(waiter);
-  self.state = ThreadState::waiting;
-  // With a feed, the newest waiter watches it while a completion would come to a waiter.
-  bool watching = false;
-  if (feed_ != nullptr && watcher_ == nullptr && !feed_sleeper_ && watch_wanted()) {
-    unwatched_.store(true, std::memory_order_seq_cst);  // see rewatch()
-    if (feed_->in_flight()) {
-      unwatched_.store(false, std::memory_order_relaxed);
-      watcher_ = &waiter;
-      waiter.watching = watching = true;
-    }
-  }
+  const bool watching = begin_wait(waiter, self);
   lock.unlock();
-
-  Clock::time_point deadline{};
-  const Clock::time_point* deadline_ptr = nullptr;
-  if (timeout != kInfinite) {
-    deadline = Clock::now() + timeout;
-    deadline_ptr = &deadline;
-  }
-  for (;;) {
-    if (watching) {
-      if (watch(waiter, self, deadline_ptr) == Watch::timed_out) return RemoveStatus::timeout;
-      watching = false;  // handed a packet (below), or resigned: back to the futex
-      continue;
-    }
-    const std::uint32_t word = waiter.ready.load(std::memory_order_acquire);
-    if (word == 1) break;
-    if (word == 2) {  // asked to watch the feed (rewatch)
-      lock.lock();
-      if (waiter.ready.load(std::memory_order_relaxed) == 2) {
-        waiter.ready.store(0, std::memory_order_relaxed);
-        // Still asked (not detached meanwhile): watch. Otherwise just wait again.
-        if (watcher_ == &waiter && feed_ != nullptr) waiter.watching = watching = true;
-      }
-      lock.unlock();
-      continue;
-    }
-    if (platform::futex_wait(waiter.ready, 0, deadline_ptr)) continue;
-    lock.lock();  // deadline: unless a packet arrived meanwhile, leave W (transition 4)
-    if (waiter.ready.load(std::memory_order_relaxed) == 0) {
-      unlink_waiter(waiter);
-      count_timed_out(self);
-      WakeList wake;
-      rewatch(wake);
-      check_invariant();
-      lock.unlock();
-      wake.wake_all();
-      return RemoveStatus::timeout;
-    }
-    lock.unlock();
-  }
+  if (!wait_for_packet(waiter, self, timeout, watching, lock)) return RemoveStatus::timeout;
 
   if (waiter.status == RemoveStatus::abandoned) {
     self.state = ThreadState::none;
@@ -525,6 +461,94 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   }
   filled = waiter.filled;
   return status_of_call(batch_of_one_as_single(call, capacity), out);
+}
+
+bool EmulatedPortCore::enter_remove(std::unique_lock<PortLock>& lock, Association& self) {
+  if (feed_ != nullptr) {
+    // Completions the kernel would have queued while this thread ran (it still holds its
+    // slot, so they queue here too, unless they find a waiter).
+    WakeList wake;
+    absorb(wake);
+    rewatch(wake);
+    if (!wake.empty()) {
+      lock.unlock();
+      wake.wake_all();
+      lock.lock();
+      if (closed_) return false;
+    }
+  }
+  if (self.core.get() != this) {
+    // 3a: leaving another port activates it. Its lock is taken with ours dropped (one lock at
+    // a time, no lock order); a close meanwhile fails this call after the move, as a close
+    // racing the kernel's reference would.
+    lock.unlock();
+    self.leave();
+    lock.lock();
+    if (closed_) return false;
+    self.core = shared_from_this();
+  } else if (self.state == ThreadState::released) {
+    decrement_active();
+    if (self.extra_slots > 0) [[unlikely]] release_extra_slots(self);
+  }
+  return true;
+}
+
+bool EmulatedPortCore::begin_wait(Waiter& waiter, Association& self) {
+  push_waiter(waiter);
+  self.state = ThreadState::waiting;
+  // With a feed, the newest waiter watches it while a completion would come to a waiter.
+  bool watching = false;
+  if (feed_ != nullptr && watcher_ == nullptr && !feed_sleeper_ && watch_wanted()) {
+    unwatched_.store(true, std::memory_order_seq_cst);  // see rewatch()
+    if (feed_->in_flight()) {
+      unwatched_.store(false, std::memory_order_relaxed);
+      watcher_ = &waiter;
+      waiter.watching = watching = true;
+    }
+  }
+  return watching;
+}
+
+bool EmulatedPortCore::wait_for_packet(Waiter& waiter, Association& self, Timeout timeout,
+                                       bool watching, std::unique_lock<PortLock>& lock) {
+  Clock::time_point deadline{};
+  const Clock::time_point* deadline_ptr = nullptr;
+  if (timeout != kInfinite) {
+    deadline = Clock::now() + timeout;
+    deadline_ptr = &deadline;
+  }
+  for (;;) {
+    if (watching) {
+      if (watch(waiter, self, deadline_ptr) == Watch::timed_out) return false;
+      watching = false;  // handed a packet (below), or resigned: back to the futex
+      continue;
+    }
+    const std::uint32_t word = waiter.ready.load(std::memory_order_acquire);
+    if (word == 1) return true;
+    if (word == 2) {  // asked to watch the feed (rewatch)
+      lock.lock();
+      if (waiter.ready.load(std::memory_order_relaxed) == 2) {
+        waiter.ready.store(0, std::memory_order_relaxed);
+        // Still asked (not detached meanwhile): watch. Otherwise just wait again.
+        if (watcher_ == &waiter && feed_ != nullptr) waiter.watching = watching = true;
+      }
+      lock.unlock();
+      continue;
+    }
+    if (platform::futex_wait(waiter.ready, 0, deadline_ptr)) continue;
+    lock.lock();  // deadline: unless a packet arrived meanwhile, leave W (transition 4)
+    if (waiter.ready.load(std::memory_order_relaxed) == 0) {
+      unlink_waiter(waiter);
+      count_timed_out(self);
+      WakeList wake;
+      rewatch(wake);
+      check_invariant();
+      lock.unlock();
+      wake.wake_all();
+      return false;
+    }
+    lock.unlock();
+  }
 }
 
 // The batch_slot_per_entry mutant's thread gives back the slots its last batch took.

@@ -110,6 +110,96 @@ ProbeFinding concurrency_cap(const PortFactory& make) {
   return {"concurrency_cap", max_active.load() == static_cast<int>(kM), text.str()};
 }
 
+// What T8's step of the script saw (blocking_and_over_limit).
+struct BlockStep {
+  bool released = false;             // B got p2 while A was blocked
+  bool no_waiter_held_back = false;  // B got p2 before A blocked: no cap held it back
+  std::string text;
+};
+
+// T8: A (which holds p1) blocks for 600 ms (long enough for a loaded machine to schedule B
+// meanwhile); B should get p2 while A is still blocked.
+BlockStep block_releases_waiter(CompletionPort& port, PortActor& a,
+                                std::future<RemoveOutcome>& fb, const Got& ga,
+                                bool second_first) {
+  const std::string depth_before = depth_text(port);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto a_blocks = a.run([] {
+    BlockingRegion region;
+    platform::precise_sleep(600ms);
+    return std::chrono::steady_clock::now();
+  });
+  std::this_thread::sleep_for(kSettle);
+  const std::string depth_while_blocked = depth_text(port);
+  RemoveOutcome gb;
+  if (fb.wait_for(kBound) == std::future_status::ready) gb = fb.get();
+  // An idle actor spin-yields, so B keeps running while A resumes: C = 2 > M = 1.
+  const auto a_resumed = a_blocks.wait_for(kBound) == std::future_status::ready
+                             ? a_blocks.get()
+                             : std::chrono::steady_clock::time_point::max();
+  const bool got_p2 = gb.status == RemoveStatus::ok && gb.packet.key == 2;
+  BlockStep step;
+  step.released = got_p2 && gb.returned_at > t0 && gb.returned_at < a_resumed;
+  // Without a cap the posts released both waiters before A blocked: there was no waiter left
+  // for the block to release, and no slot for A's resume to wait for. Each probe reports the
+  // one property a port lacks as false (emulated-no-cap: concurrency_cap), so these two say
+  // "not observable" rather than blame the block or the resume for the missing cap.
+  step.no_waiter_held_back = gb.status == RemoveStatus::ok && gb.returned_at <= t0;
+  const auto b_after =
+      std::chrono::duration_cast<std::chrono::milliseconds>(gb.returned_at - t0).count();
+  std::ostringstream blocking;
+  if (step.no_waiter_held_back) {
+    blocking << "not observable: the posts released both waiters at once (no concurrency cap "
+                "held B back), so the block had no waiter to release; ";
+  }
+  blocking << "M=1; two threads waited; posted p1, p2: A (" << (second_first ? "the newest" : "the oldest")
+           << " waiter) got p" << ga.key << ", depth " << depth_before << "; A blocked 600 ms (depth "
+           << depth_while_blocked << " meanwhile): B got "
+           << (gb.status == RemoveStatus::ok ? packet_name(gb.packet.key) : "nothing");
+  if (gb.status == RemoveStatus::ok && gb.returned_at <= t0) {
+    blocking << " before A blocked";
+  } else if (gb.status == RemoveStatus::ok) {
+    blocking << (step.released ? ", while A was still blocked, " : " after A resumed, ") << b_after
+             << " ms after A blocked";
+  }
+  step.text = blocking.str();
+  return step;
+}
+
+// T9 and T10, after T8: A has resumed while B runs (C = 2 > M = 1).
+ProbeFinding over_limit_window(CompletionPort& port, PortActor& a, PortActor& b,
+                               const BlockStep& block) {
+  port.post({.key = 3});
+  std::this_thread::sleep_for(kSettle);
+  const std::string depth_over = depth_text(port);
+  // B's GQCS decrements C to 1 = M: it must wait although p3 is queued; A's then takes p3.
+  auto fb_wait = remove_on(b, port, 500ms);
+  std::this_thread::sleep_for(kSettle);
+  const std::string depth_b_waits = depth_text(port);
+  auto fa3 = remove_on(a, port, 0ms);
+  const Got ga3 = wait(fa3);
+  const Got gb_wait = wait(fb_wait);
+  const bool over = block.released && depth_over == "1" && depth_b_waits == "1" &&
+                    ga3.status == RemoveStatus::ok && ga3.key == 3 &&
+                    gb_wait.status == RemoveStatus::timeout;
+  // Only a thread that paused can resume: when the block released nobody (the thread stayed
+  // counted, or there was nobody to release) the window cannot open, and this probe does not
+  // blame the port for it (emulated-no-block-release reports blocking_releases_waiter false).
+  std::ostringstream window;
+  if (block.no_waiter_held_back) {
+    window << "not observable: without a concurrency cap no resumed thread waits for a slot (";
+  } else if (!block.released) {
+    window << "not observable: the block released no waiter, so no resumed thread could take "
+              "C over M (";
+  }
+  window << "A resumed while B ran; post p3: depth " << depth_over
+         << "; B's GQCS(500 ms) waited with depth " << depth_b_waits << " and got "
+         << to_string(gb_wait.status) << "; A's next GQCS got "
+         << (ga3.status == RemoveStatus::ok ? packet_name(ga3.key) : to_string(ga3.status));
+  if (!block.released) window << ")";
+  return {"over_limit_window", block.released ? over : true, window.str()};
+}
+
 // blocking_releases_waiter and over_limit_window share one script (T8, T9 and T10).
 std::pair<ProbeFinding, ProbeFinding> blocking_and_over_limit(const PortFactory& make) {
   auto port = make(1);
@@ -130,80 +220,11 @@ std::pair<ProbeFinding, ProbeFinding> blocking_and_over_limit(const PortFactory&
   std::future<RemoveOutcome>& fa = second_first ? f_second : f_first;
   std::future<RemoveOutcome>& fb = second_first ? f_first : f_second;
   const Got ga = wait(fa);
-  const std::string depth_before = depth_text(*port);
-
-  // A blocks for 600 ms (long enough for a loaded machine to schedule B meanwhile); B should get
-  // p2 while A is still blocked.
-  const auto t0 = std::chrono::steady_clock::now();
-  auto a_blocks = a.run([] {
-    BlockingRegion region;
-    platform::precise_sleep(600ms);
-    return std::chrono::steady_clock::now();
-  });
-  std::this_thread::sleep_for(kSettle);
-  const std::string depth_while_blocked = depth_text(*port);
-  RemoveOutcome gb;
-  if (fb.wait_for(kBound) == std::future_status::ready) gb = fb.get();
-  // An idle actor spin-yields, so B keeps running while A resumes: C = 2 > M = 1.
-  const auto a_resumed = a_blocks.wait_for(kBound) == std::future_status::ready
-                             ? a_blocks.get()
-                             : std::chrono::steady_clock::time_point::max();
-  const bool got_p2 = gb.status == RemoveStatus::ok && gb.packet.key == 2;
-  const bool released = got_p2 && gb.returned_at > t0 && gb.returned_at < a_resumed;
-  // Without a cap the posts released both waiters before A blocked: there was no waiter left
-  // for the block to release, and no slot for A's resume to wait for. Each probe reports the
-  // one property a port lacks as false (emulated-no-cap: concurrency_cap), so these two say
-  // "not observable" rather than blame the block or the resume for the missing cap.
-  const bool no_waiter_held_back = gb.status == RemoveStatus::ok && gb.returned_at <= t0;
-  const auto b_after =
-      std::chrono::duration_cast<std::chrono::milliseconds>(gb.returned_at - t0).count();
-  std::ostringstream blocking;
-  if (no_waiter_held_back) {
-    blocking << "not observable: the posts released both waiters at once (no concurrency cap "
-                "held B back), so the block had no waiter to release; ";
-  }
-  blocking << "M=1; two threads waited; posted p1, p2: A (" << (second_first ? "the newest" : "the oldest")
-           << " waiter) got p" << ga.key << ", depth " << depth_before << "; A blocked 600 ms (depth "
-           << depth_while_blocked << " meanwhile): B got "
-           << (gb.status == RemoveStatus::ok ? packet_name(gb.packet.key) : "nothing");
-  if (gb.status == RemoveStatus::ok && gb.returned_at <= t0) {
-    blocking << " before A blocked";
-  } else if (gb.status == RemoveStatus::ok) {
-    blocking << (released ? ", while A was still blocked, " : " after A resumed, ") << b_after
-             << " ms after A blocked";
-  }
-
-  port->post({.key = 3});
-  std::this_thread::sleep_for(kSettle);
-  const std::string depth_over = depth_text(*port);
-  // B's GQCS decrements C to 1 = M: it must wait although p3 is queued; A's then takes p3.
-  auto fb_wait = remove_on(b, *port, 500ms);
-  std::this_thread::sleep_for(kSettle);
-  const std::string depth_b_waits = depth_text(*port);
-  auto fa3 = remove_on(a, *port, 0ms);
-  const Got ga3 = wait(fa3);
-  const Got gb_wait = wait(fb_wait);
-  const bool over = released && depth_over == "1" && depth_b_waits == "1" &&
-                    ga3.status == RemoveStatus::ok && ga3.key == 3 &&
-                    gb_wait.status == RemoveStatus::timeout;
-  // Only a thread that paused can resume: when the block released nobody (the thread stayed
-  // counted, or there was nobody to release) the window cannot open, and this probe does not
-  // blame the port for it (emulated-no-block-release reports blocking_releases_waiter false).
-  std::ostringstream window;
-  if (no_waiter_held_back) {
-    window << "not observable: without a concurrency cap no resumed thread waits for a slot (";
-  } else if (!released) {
-    window << "not observable: the block released no waiter, so no resumed thread could take "
-              "C over M (";
-  }
-  window << "A resumed while B ran; post p3: depth " << depth_over
-         << "; B's GQCS(500 ms) waited with depth " << depth_b_waits << " and got "
-         << to_string(gb_wait.status) << "; A's next GQCS got "
-         << (ga3.status == RemoveStatus::ok ? packet_name(ga3.key) : to_string(ga3.status));
-  if (!released) window << ")";
+  const BlockStep block = block_releases_waiter(*port, a, fb, ga, second_first);
+  ProbeFinding window = over_limit_window(*port, a, b, block);
   port->close();
-  return {{"blocking_releases_waiter", released || no_waiter_held_back, blocking.str()},
-          {"over_limit_window", released ? over : true, window.str()}};
+  return {{"blocking_releases_waiter", block.released || block.no_waiter_held_back, block.text},
+          std::move(window)};
 }
 
 ProbeFinding abandon_on_close(const PortFactory& make) {

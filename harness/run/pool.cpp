@@ -183,138 +183,61 @@ std::uint64_t Pool::block(WorkerStats& stats, workloads::WorkerContext& context,
   return 0;
 }
 
-void Pool::worker(unsigned index, std::uint64_t generation) {
-  WorkerStats& stats = stats_[index];
-  workloads::WorkerContext context;
-  context.index = index;
-  // A thread that takes over a slot must not replay its predecessor's random offsets.
-  context.rng = 0x9E3779B97F4A7C15ull * (index + 1 + generation * (size() + 1)) | 1;
-  if (board_ != nullptr) board_->at(index, ProgressBoard::kInPort);
-  roles_.enrol(metrics::Role::workers);
-  const bool blocks = handler_.blocks();
-  BlockSizer sizer(handler_.blocking_ratio, handler_.work_us, sleep_overshoot_ns_);
-  const metrics::ThreadSchedClock sched;  // this thread's CPU time and run-queue wait
-  const bool works = work_.iterations() != 0 || blocks;
-  void* buffer = nullptr;
-  if (blocks && handler_.kind == BlockingKind::sleep) platform::set_fine_timer_slack();
-  if (blocks && handler_.kind == BlockingKind::io) buffer = aligned_block(handler_.io_block);
-  enrolled_.fetch_add(1, std::memory_order_release);
+// One pool thread's set-up, for as long as the thread runs (Pool::worker).
+struct Pool::WorkerThread {
+  WorkerThread(Pool& pool, unsigned slot, std::uint64_t generation)
+      : index(slot),
+        stats(pool.stats_[slot]),
+        blocks(pool.handler_.blocks()),
+        sizer(pool.handler_.blocking_ratio, pool.handler_.work_us, pool.sleep_overshoot_ns_),
+        works(pool.work_.iterations() != 0 || blocks),
+        port(*pool.ports_[pool.ports_.size() == 1 ? 0 : slot]),
+        sizes(pool.sizing_.has_value()),
+        wait(sizes ? port::Timeout{pool.sizing_->idle_timeout_ms} : port::kInfinite),
+        timed(pool.handler_.metrics),
+        pumps(pool.ports_.size() > 1 && pool.workload_.pumps(slot)) {
+    context.index = slot;
+    // A thread that takes over a slot must not replay its predecessor's random offsets.
+    context.rng = 0x9E3779B97F4A7C15ull * (slot + 1 + generation * (pool.size() + 1)) | 1;
+  }
 
-  port::CompletionPort& port = *ports_[ports_.size() == 1 ? 0 : index];
-  const bool sizes = sizing_.has_value();
-  const port::Timeout wait = sizes ? port::Timeout{sizing_->idle_timeout_ms} : port::kInfinite;
-  bool left = false;  // left a self-sizing pool (rather than taking a stop packet)
-  const bool timed = handler_.metrics;
+  const unsigned index;
+  WorkerStats& stats;
+  workloads::WorkerContext context;
+  const bool blocks;
+  BlockSizer sizer;
+  const metrics::ThreadSchedClock sched;  // this thread's CPU time and run-queue wait
+  const bool works;
+  void* buffer = nullptr;  // the io kind's read buffer
+  port::CompletionPort& port;
+  const bool sizes;  // a self-sizing pool
+  const port::Timeout wait;
+  const bool timed;
   // Per-thread ports where the worker reaps its own ring: take what its port holds, and when
   // it is empty pump the ring (which posts into this port), so no other thread is involved.
-  const bool pumps = ports_.size() > 1 && workload_.pumps(index);
+  const bool pumps;
+};
+
+void Pool::worker(unsigned index, std::uint64_t generation) {
+  if (board_ != nullptr) board_->at(index, ProgressBoard::kInPort);
+  roles_.enrol(metrics::Role::workers);
+  WorkerThread self(*this, index, generation);
+  if (self.blocks && handler_.kind == BlockingKind::sleep) platform::set_fine_timer_slack();
+  if (self.blocks && handler_.kind == BlockingKind::io) self.buffer = aligned_block(handler_.io_block);
+  enrolled_.fetch_add(1, std::memory_order_release);
+
+  bool left = false;  // left a self-sizing pool (rather than taking a stop packet)
   WorkingSet working_set(handler_.working_set_kib);
   for (;;) {
     port::Packet packet;
-    if (sizes) busy_.fetch_sub(1, std::memory_order_relaxed);
-    port::RemoveStatus status = port.remove(packet, pumps ? port::Timeout{0} : wait);
-    if (sizes) {
-      // Richter's thread function, step by step: busy again; if every thread is busy, add one
-      // (under the maximum and while CPU use is low); an idle timeout with no I/O of its own
-      // outstanding leaves the pool (over the minimum).
-      // One deviation from the letter of his loop: a thread whose wait timed out found nothing
-      // to do, so it never adds a thread (in his loop it counts itself busy, and a lone idle
-      // thread would start a replacement and then leave, every idle timeout).
-      // The clock is read only when a rule may fire (not per packet: this is the hot path).
-      const unsigned busy = busy_.fetch_add(1, std::memory_order_relaxed) + 1;
-      if (status != port::RemoveStatus::timeout &&
-          busy >= current_.load(std::memory_order_relaxed) && busy < size()) {
-        const std::uint64_t now = metrics::now_ns();
-        if (cpu_.percent(now) < sizing_->grow_below_cpu_pct) maybe_grow(now);
-      }
-      if (status == port::RemoveStatus::timeout) {
-        if (!workload_.worker_has_io_pending(index) && try_leave(index, metrics::now_ns())) {
-          left = true;
-          break;
-        }
-        continue;
-      }
-    }
-    if (pumps && status == port::RemoveStatus::timeout) {
-      const int posted = workload_.pump(index, 2000);
-      if (posted > 0) continue;
-      if (posted < 0) {
-        // Nothing in flight (start-up, drain): wait on the port for a stop packet, briefly.
-        status = port.remove(packet, port::Timeout{1});
-      }
-      if (status == port::RemoveStatus::timeout) continue;
-    }
-    if (status != port::RemoveStatus::ok && status != port::RemoveStatus::io_failed) {
-      ++stats.remove_failures;  // the port was closed under us: nothing more will come
+    const Next next = take_packet(self, packet);
+    if (next == Next::again) continue;
+    if (next != Next::handle) {
+      left = next == Next::leave;
       break;
     }
-    if (packet.key == kStopKey) {
-      ++stats.stop_packets;
-      break;  // never remove again: each thread takes exactly one stop packet
-    }
-    // Clock reads per completion: at most two (remove, handler end), none with metrics off
-    // and no handler work, none for a packet the workload left out of its latency sample.
-    const bool timed_packet = timed && workload_.timed(packet);
-    const std::uint64_t t_remove = timed_packet || works ? metrics::now_ns() : 0;
-    // Each scheduler sample is taken right after the clock read it pairs with, so the CPU and
-    // wait it counts cover the same interval as the wall time (the workload's on_packet and the
-    // samples' own preads included), and nothing of them reads as blocked.
-    const metrics::SchedSample s_start = blocks ? sched.sample() : metrics::SchedSample{};
-    const bool measuring = phase_.load(std::memory_order_relaxed) == kMeasuring;
-    ++stats.packets_total;
-    if (board_ != nullptr) {
-      board_->took(index);
-      board_->at(index, ProgressBoard::kInHandler);
-    }
-    const workloads::Completion c = workload_.on_packet(packet, context);
-    working_set.touch();  // --working-set-kib (run/working_set.hpp); nothing at 0
-
-    std::uint64_t t_done = t_remove;  // no handler work: the remove time ends it (one read)
-    if (works) {
-      work_();
-      if (blocks) {
-        const std::uint64_t t_block = metrics::now_ns();
-        const metrics::SchedSample s_block = sched.sample();
-        const std::uint64_t target_ns = sizer.target_ns();
-        if (board_ != nullptr) board_->at(index, ProgressBoard::kBlocking);
-        const std::uint64_t request_ns = block(stats, context, buffer, sizer, target_ns, sched);
-        if (board_ != nullptr) board_->at(index, ProgressBoard::kInHandler);
-        t_done = metrics::now_ns();
-        const HandlerSplit split =
-            split_handler(sched.available(), t_remove, t_block, t_done, s_start, s_block, sched.sample());
-        // The handler's whole blocked time teaches the sleep (what the ratio counts).
-        sizer.observe(split.cpu_ns, request_ns, split.blocked_ns);
-        if (measuring) {
-          HandlerTimes& h = stats.handler;
-          ++h.handlers;
-          h.handler_ns += t_done - t_remove;
-          h.cpu_ns += split.cpu_ns;
-          h.blocked_ns += split.blocked_ns;
-          h.runnable_wait_ns += split.runnable_wait_ns;
-          h.target_block_ns += target_ns;
-        }
-      } else {
-        t_done = metrics::now_ns();
-      }
-    }
-
-    if (c.counted) ++stats.handled_total;
-    if (measuring) {
-      if (c.error) ++stats.errors;
-      if (c.counted && !c.error) {
-        ++stats.completions;
-        stats.bytes += c.bytes;
-        if (timed_packet && c.t_insert_ns != 0 && t_remove >= c.t_insert_ns) {
-          stats.queue_delay.record(t_remove - c.t_insert_ns);
-        }
-        if (timed_packet && c.t_start_ns != 0 && t_done >= c.t_start_ns) {
-          stats.latency.record(t_done - c.t_start_ns);
-        }
-      }
-    }
-    workload_.after_handler(packet, c, t_done, context);
-    if (board_ != nullptr) board_->at(index, ProgressBoard::kInPort);
-    if (sizes) {
+    const std::uint64_t t_done = handle_packet(self, packet, working_set);
+    if (self.sizes) {
       const std::uint64_t now = t_done != 0 ? t_done : metrics::now_ns();
       if (cpu_.percent(now) > sizing_->shrink_above_cpu_pct &&
           !workload_.worker_has_io_pending(index) && try_leave(index, now)) {
@@ -324,9 +247,124 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
     }
   }
   if (board_ != nullptr) board_->at(index, ProgressBoard::kExited);
-  free_block(buffer);
+  free_block(self.buffer);
   // A thread leaving mid-run keeps its context switches in its role's sums.
   if (left) roles_.retire();
+}
+
+Pool::Next Pool::take_packet(WorkerThread& self, port::Packet& packet) {
+  if (self.sizes) busy_.fetch_sub(1, std::memory_order_relaxed);
+  port::RemoveStatus status = self.port.remove(packet, self.pumps ? port::Timeout{0} : self.wait);
+  if (self.sizes) {
+    // Richter's thread function, step by step: busy again; if every thread is busy, add one
+    // (under the maximum and while CPU use is low); an idle timeout with no I/O of its own
+    // outstanding leaves the pool (over the minimum).
+    // One deviation from the letter of his loop: a thread whose wait timed out found nothing
+    // to do, so it never adds a thread (in his loop it counts itself busy, and a lone idle
+    // thread would start a replacement and then leave, every idle timeout).
+    // The clock is read only when a rule may fire (not per packet: this is the hot path).
+    const unsigned busy = busy_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (status != port::RemoveStatus::timeout &&
+        busy >= current_.load(std::memory_order_relaxed) && busy < size()) {
+      const std::uint64_t now = metrics::now_ns();
+      if (cpu_.percent(now) < sizing_->grow_below_cpu_pct) maybe_grow(now);
+    }
+    if (status == port::RemoveStatus::timeout) {
+      if (!workload_.worker_has_io_pending(self.index) &&
+          try_leave(self.index, metrics::now_ns())) {
+        return Next::leave;
+      }
+      return Next::again;
+    }
+  }
+  if (self.pumps && status == port::RemoveStatus::timeout) {
+    const int posted = workload_.pump(self.index, 2000);
+    if (posted > 0) return Next::again;
+    if (posted < 0) {
+      // Nothing in flight (start-up, drain): wait on the port for a stop packet, briefly.
+      status = self.port.remove(packet, port::Timeout{1});
+    }
+    if (status == port::RemoveStatus::timeout) return Next::again;
+  }
+  if (status != port::RemoveStatus::ok && status != port::RemoveStatus::io_failed) {
+    ++self.stats.remove_failures;  // the port was closed under us: nothing more will come
+    return Next::exit;
+  }
+  if (packet.key == kStopKey) {
+    ++self.stats.stop_packets;
+    return Next::exit;  // never remove again: each thread takes exactly one stop packet
+  }
+  return Next::handle;
+}
+
+std::uint64_t Pool::handle_packet(WorkerThread& self, const port::Packet& packet,
+                                  WorkingSet& working_set) {
+  WorkerStats& stats = self.stats;
+  // Clock reads per completion: at most two (remove, handler end), none with metrics off
+  // and no handler work, none for a packet the workload left out of its latency sample.
+  const bool timed_packet = self.timed && workload_.timed(packet);
+  const std::uint64_t t_remove = timed_packet || self.works ? metrics::now_ns() : 0;
+  // Each scheduler sample is taken right after the clock read it pairs with, so the CPU and
+  // wait it counts cover the same interval as the wall time (the workload's on_packet and the
+  // samples' own preads included), and nothing of them reads as blocked.
+  const metrics::SchedSample s_start = self.blocks ? self.sched.sample() : metrics::SchedSample{};
+  const bool measuring = phase_.load(std::memory_order_relaxed) == kMeasuring;
+  ++stats.packets_total;
+  if (board_ != nullptr) {
+    board_->took(self.index);
+    board_->at(self.index, ProgressBoard::kInHandler);
+  }
+  const workloads::Completion c = workload_.on_packet(packet, self.context);
+  working_set.touch();  // --working-set-kib (run/working_set.hpp); nothing at 0
+
+  std::uint64_t t_done = t_remove;  // no handler work: the remove time ends it (one read)
+  if (self.works) t_done = run_handler(self, t_remove, s_start, measuring);
+
+  if (c.counted) ++stats.handled_total;
+  if (measuring) {
+    if (c.error) ++stats.errors;
+    if (c.counted && !c.error) {
+      ++stats.completions;
+      stats.bytes += c.bytes;
+      if (timed_packet && c.t_insert_ns != 0 && t_remove >= c.t_insert_ns) {
+        stats.queue_delay.record(t_remove - c.t_insert_ns);
+      }
+      if (timed_packet && c.t_start_ns != 0 && t_done >= c.t_start_ns) {
+        stats.latency.record(t_done - c.t_start_ns);
+      }
+    }
+  }
+  workload_.after_handler(packet, c, t_done, self.context);
+  if (board_ != nullptr) board_->at(self.index, ProgressBoard::kInPort);
+  return t_done;
+}
+
+std::uint64_t Pool::run_handler(WorkerThread& self, std::uint64_t t_remove,
+                                const metrics::SchedSample& s_start, bool measuring) {
+  work_();
+  if (!self.blocks) return metrics::now_ns();
+  const std::uint64_t t_block = metrics::now_ns();
+  const metrics::SchedSample s_block = self.sched.sample();
+  const std::uint64_t target_ns = self.sizer.target_ns();
+  if (board_ != nullptr) board_->at(self.index, ProgressBoard::kBlocking);
+  const std::uint64_t request_ns =
+      block(self.stats, self.context, self.buffer, self.sizer, target_ns, self.sched);
+  if (board_ != nullptr) board_->at(self.index, ProgressBoard::kInHandler);
+  const std::uint64_t t_done = metrics::now_ns();
+  const HandlerSplit split = split_handler(self.sched.available(), t_remove, t_block, t_done,
+                                           s_start, s_block, self.sched.sample());
+  // The handler's whole blocked time teaches the sleep (what the ratio counts).
+  self.sizer.observe(split.cpu_ns, request_ns, split.blocked_ns);
+  if (measuring) {
+    HandlerTimes& h = self.stats.handler;
+    ++h.handlers;
+    h.handler_ns += t_done - t_remove;
+    h.cpu_ns += split.cpu_ns;
+    h.blocked_ns += split.blocked_ns;
+    h.runnable_wait_ns += split.runnable_wait_ns;
+    h.target_block_ns += target_ns;
+  }
+  return t_done;
 }
 
 }  // namespace iocpbench::run

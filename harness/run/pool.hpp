@@ -32,6 +32,7 @@
 #include "run/cpu_work.hpp"
 #include "run/pool_timeline.hpp"
 #include "run/watchdog.hpp"
+#include "run/working_set.hpp"
 #include "workloads/workload.hpp"
 
 namespace iocpbench::run {
@@ -104,7 +105,19 @@ class Pool {
   PoolWindowSummary mark_window(std::uint64_t t_ns);
 
  private:
+  struct WorkerThread;  // one thread's set-up (pool.cpp)
+  // What a worker does after a remove.
+  enum class Next { handle, again, leave, exit };
   void worker(unsigned index, std::uint64_t generation);
+  // One remove (and pump, and the self-sizing rules that follow it).
+  Next take_packet(WorkerThread& self, port::Packet& packet);
+  // The workload's part, the handler and the measurements; returns the handler's end (0 when
+  // nothing read the clock).
+  std::uint64_t handle_packet(WorkerThread& self, const port::Packet& packet,
+                              WorkingSet& working_set);
+  // The calibrated work, then the block (sized, split and learnt from); returns its end.
+  std::uint64_t run_handler(WorkerThread& self, std::uint64_t t_remove,
+                            const metrics::SchedSample& s_start, bool measuring);
   // Blocks for about `target_ns`; returns the sleep it asked the OS for (0 for io blocks).
   std::uint64_t block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer,
                       BlockSizer& sizer, std::uint64_t target_ns,

@@ -45,6 +45,153 @@ double ci_half_width_pct(const nlohmann::json& summary) {
   return (t.value("ci95_high", 0.0) - t.value("ci95_low", 0.0)) / 2 / mean * 100;
 }
 
+// The document a sweep starts from: the resumed file as it is, or a new one with the grid (and
+// the port's semantic probe); either way not complete until the last run.
+nlohmann::json start_document(const SweepJob& job, const report::MachineInfo& machine) {
+  const Grid& grid = job.grid;
+  nlohmann::json doc;
+  if (job.resume) {
+    doc = *job.resume;
+  } else {
+    nlohmann::json sweep = grid_to_json(grid);
+    sweep["started"] = report::utc_timestamp();
+    sweep["schedule"] = "repetition rounds, points shuffled per round (seed)";
+    doc = run::results_document(sweep, nlohmann::json::array());
+    if (job.probe) {
+      doc["machine"]["backend"] = std::string(port::to_string(grid.ports.front()));
+      doc["machine"]["probe"] = probe_block(grid.ports.front(), machine);
+    }
+  }
+  doc["sweep"]["complete"] = false;
+  doc["sweep"]["finished"] = nullptr;
+  return doc;
+}
+
+// The grid's points in order, each with the runs `resumed` (a file's points) already has for its
+// id, summarised.
+nlohmann::json point_list(const std::vector<run::PointSpec>& points, const nlohmann::json& resumed) {
+  std::map<std::string, nlohmann::json> previous;  // resumed points by id
+  for (const auto& point : resumed) previous[point.value("id", "")] = point;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& spec : points) {
+    const std::string id = point_id(spec);
+    nlohmann::json point = run::point_to_json(spec, {});
+    point["id"] = id;
+    if (auto it = previous.find(id); it != previous.end()) point["runs"] = it->second.at("runs");
+    point["summary"] = summarize_runs(point["runs"]);
+    point["blocking_fidelity"] = blocking_fidelity(point);
+    list.push_back(std::move(point));
+  }
+  return list;
+}
+
+// Runs slots one at a time into the document, which is rewritten after each.
+class SlotRunner {
+ public:
+  SlotRunner(const SweepJob& job, const std::vector<run::PointSpec>& points,
+             const std::atomic<bool>& stop_requested, nlohmann::json& doc,
+             report::Progress& progress, SweepOutcome& outcome)
+      : job_(job), points_(points), stop_requested_(stop_requested), doc_(doc),
+        doc_points_(doc["points"]), progress_(progress), outcome_(outcome),
+        warned_(points.size(), false) {}
+
+  // False when interrupted (before or during a slot).
+  bool run_all(const std::vector<RunSlot>& slots) {
+    for (const RunSlot& slot : slots) {
+      if (stop_requested_.load() || !run_one(slot)) return false;
+    }
+    return true;
+  }
+
+  std::size_t point_count() const { return points_.size(); }
+  const nlohmann::json& point(std::size_t p) const { return doc_points_[p]; }
+
+ private:
+  // False when the run was interrupted (not recorded, rerun on --resume) or a stop is pending.
+  bool run_one(const RunSlot& slot) {
+    const auto& spec = points_[slot.point];
+    progress_.starting(point_id(spec) + " rep " + std::to_string(slot.repetition));
+    auto& point = doc_points_[slot.point];
+    try {
+      const run::RunResult result = run::run_point(spec, &stop_requested_, slot.repetition);
+      if (result.interrupted) return false;  // abandoned: not recorded, rerun on --resume
+      point["runs"].push_back(run::run_to_json(result));
+      warn_not_honoured(slot.point, point["runs"].back());
+    } catch (const BadInput&) {
+      throw;
+    } catch (const std::exception& e) {
+      ++outcome_.failed_runs;
+      point["failures"].push_back({{"repetition", slot.repetition}, {"error", e.what()}});
+      progress_.note("iocpbench: run failed: " + point_id(spec) + ": " + e.what());
+    }
+    point["summary"] = summarize_runs(point["runs"]);
+    point["blocking_fidelity"] = blocking_fidelity(point);
+    report::write_json_atomically(job_.json_path, doc_);
+    progress_.finished_one();
+    return !stop_requested_.load();
+  }
+
+  // One blocking warning per point.
+  void warn_not_honoured(std::size_t p, const nlohmann::json& run) {
+    if (warned_[p] || run["handler_time"].value("honoured", true)) return;
+    warned_[p] = true;
+    progress_.note("iocpbench: warning: " + point_id(points_[p]) +
+                   ": the blocking ratio was not honoured: " +
+                   run["handler_time"].value("not_honoured_because", std::string()));
+  }
+
+  const SweepJob& job_;
+  const std::vector<run::PointSpec>& points_;
+  const std::atomic<bool>& stop_requested_;
+  nlohmann::json& doc_;
+  nlohmann::json& doc_points_;
+  report::Progress& progress_;
+  SweepOutcome& outcome_;
+  std::vector<bool> warned_;
+};
+
+// --target-ci: more rounds over the points whose throughput CI is still too wide. False when
+// interrupted.
+bool run_target_ci_rounds(const Grid& grid, SlotRunner& runner) {
+  for (unsigned r = grid.repetitions; grid.target_ci_pct > 0 && r < grid.max_repetitions; ++r) {
+    std::vector<RunSlot> extra;
+    for (std::size_t p = 0; p < runner.point_count(); ++p) {
+      const nlohmann::json& point = runner.point(p);
+      if (ci_half_width_pct(point["summary"]) > grid.target_ci_pct && !has_run(point, r)) {
+        extra.push_back({p, r});
+      }
+    }
+    if (extra.empty()) break;
+    if (!runner.run_all(extra)) return false;
+  }
+  return true;
+}
+
+// One line, not one per point: how many points are noisy, and the worst of them.
+void warn_noisy_points(const nlohmann::json& doc_points, report::Progress& progress) {
+  std::size_t noisy = 0;
+  double worst_cv = 0;
+  std::string worst;
+  for (const auto& point : doc_points) {
+    const auto& t = point["summary"]["throughput_ops_per_s"];
+    if (t.value("n", 0) < 2 || !t.contains("cv") || !t.at("cv").is_number()) continue;  // n = 1: null
+    const double cv = t.at("cv").get<double>();
+    if (cv <= 0.10) continue;
+    ++noisy;
+    if (cv > worst_cv) {
+      worst_cv = cv;
+      worst = point.value("id", "");
+    }
+  }
+  if (noisy == 0) return;
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.0f%%", worst_cv * 100);
+  progress.note("iocpbench: warning: " + std::to_string(noisy) + " of " +
+                std::to_string(doc_points.size()) +
+                " points have a throughput CV over 10% (worst " + worst + ": " + text +
+                "); more --repetitions or --target-ci PCT would help");
+}
+
 }  // namespace
 
 void validate_grid(const Grid& grid) {
@@ -74,34 +221,8 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
 
   SweepOutcome outcome;
   nlohmann::json& doc = outcome.document;
-  std::map<std::string, nlohmann::json> previous;  // resumed points by id
-  if (job.resume) {
-    doc = *job.resume;
-    for (const auto& point : doc.at("points")) previous[point.value("id", "")] = point;
-  } else {
-    nlohmann::json sweep = grid_to_json(grid);
-    sweep["started"] = report::utc_timestamp();
-    sweep["schedule"] = "repetition rounds, points shuffled per round (seed)";
-    doc = run::results_document(sweep, nlohmann::json::array());
-    if (job.probe) {
-      doc["machine"]["backend"] = std::string(port::to_string(grid.ports.front()));
-      doc["machine"]["probe"] = probe_block(grid.ports.front(), machine);
-    }
-  }
-  doc["sweep"]["complete"] = false;
-  doc["sweep"]["finished"] = nullptr;
-
-  nlohmann::json point_list = nlohmann::json::array();
-  for (const auto& spec : points) {
-    const std::string id = point_id(spec);
-    nlohmann::json point = run::point_to_json(spec, {});
-    point["id"] = id;
-    if (auto it = previous.find(id); it != previous.end()) point["runs"] = it->second.at("runs");
-    point["summary"] = summarize_runs(point["runs"]);
-    point["blocking_fidelity"] = blocking_fidelity(point);
-    point_list.push_back(std::move(point));
-  }
-  doc["points"] = std::move(point_list);
+  doc = start_document(job, machine);
+  doc["points"] = point_list(points, job.resume ? doc.at("points") : nlohmann::json::array());
   report::write_json_atomically(job.json_path, doc);
 
   auto& doc_points = doc["points"];
@@ -110,83 +231,10 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
       [&](std::size_t p, unsigned r) { return has_run(doc_points[p], r); });
 
   report::Progress progress(schedule.size(), job.quiet);
-  std::vector<bool> warned(points.size(), false);  // one blocking warning per point
-  auto run_one = [&](const RunSlot& slot) -> bool {
-    const auto& spec = points[slot.point];
-    progress.starting(point_id(spec) + " rep " + std::to_string(slot.repetition));
-    auto& point = doc_points[slot.point];
-    try {
-      const run::RunResult result = run::run_point(spec, &stop_requested, slot.repetition);
-      if (result.interrupted) return false;  // abandoned: not recorded, rerun on --resume
-      point["runs"].push_back(run::run_to_json(result));
-      if (!warned[slot.point] && !point["runs"].back()["handler_time"].value("honoured", true)) {
-        warned[slot.point] = true;
-        progress.note("iocpbench: warning: " + point_id(spec) +
-                      ": the blocking ratio was not honoured: " +
-                      point["runs"].back()["handler_time"].value("not_honoured_because", std::string()));
-      }
-    } catch (const BadInput&) {
-      throw;
-    } catch (const std::exception& e) {
-      ++outcome.failed_runs;
-      point["failures"].push_back({{"repetition", slot.repetition}, {"error", e.what()}});
-      progress.note("iocpbench: run failed: " + point_id(spec) + ": " + e.what());
-    }
-    point["summary"] = summarize_runs(point["runs"]);
-    point["blocking_fidelity"] = blocking_fidelity(point);
-    report::write_json_atomically(job.json_path, doc);
-    progress.finished_one();
-    return !stop_requested.load();
-  };
-
-  bool interrupted = false;
-  for (const RunSlot& slot : schedule) {
-    if (stop_requested.load() || !run_one(slot)) {
-      interrupted = true;
-      break;
-    }
-  }
-  // --target-ci: more rounds over the points whose throughput CI is still too wide.
-  for (unsigned r = grid.repetitions; !interrupted && grid.target_ci_pct > 0 && r < grid.max_repetitions; ++r) {
-    std::vector<RunSlot> extra;
-    for (std::size_t p = 0; p < points.size(); ++p) {
-      if (ci_half_width_pct(doc_points[p]["summary"]) > grid.target_ci_pct && !has_run(doc_points[p], r)) {
-        extra.push_back({p, r});
-      }
-    }
-    if (extra.empty()) break;
-    for (const RunSlot& slot : extra) {
-      if (stop_requested.load() || !run_one(slot)) {
-        interrupted = true;
-        break;
-      }
-    }
-  }
+  SlotRunner runner{job, points, stop_requested, doc, progress, outcome};
+  const bool interrupted = !runner.run_all(schedule) || !run_target_ci_rounds(grid, runner);
   progress.done();
-
-  // One line, not one per point: how many points are noisy, and the worst of them.
-  std::size_t noisy = 0;
-  double worst_cv = 0;
-  std::string worst;
-  for (const auto& point : doc_points) {
-    const auto& t = point["summary"]["throughput_ops_per_s"];
-    if (t.value("n", 0) < 2 || !t.contains("cv") || !t.at("cv").is_number()) continue;  // n = 1: null
-    const double cv = t.at("cv").get<double>();
-    if (cv <= 0.10) continue;
-    ++noisy;
-    if (cv > worst_cv) {
-      worst_cv = cv;
-      worst = point.value("id", "");
-    }
-  }
-  if (noisy > 0) {
-    char text[64];
-    std::snprintf(text, sizeof(text), "%.0f%%", worst_cv * 100);
-    progress.note("iocpbench: warning: " + std::to_string(noisy) + " of " +
-                  std::to_string(doc_points.size()) +
-                  " points have a throughput CV over 10% (worst " + worst + ": " + text +
-                  "); more --repetitions or --target-ci PCT would help");
-  }
+  warn_noisy_points(doc_points, progress);
 
   outcome.interrupted = interrupted;
   outcome.complete = !interrupted && outcome.failed_runs == 0;

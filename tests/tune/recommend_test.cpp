@@ -376,20 +376,23 @@ Rates simulate_rates(double cv, int trials, std::uint64_t seed) {
           static_cast<double>(rounds[rounds.size() / 2])};
 }
 
-TEST(TuneSimulation, StableForTrulyEqualSettingsAndNeverTheTenPercentWorseAtCv5) {
-  const Rates r = simulate_rates(0.05, 1000, 5);
-  std::printf("CV 5%%: smallest of 12 equal kept %.1f%%, a 10%%-worse smaller one recommended %.1f%%, "
-              "median final rounds %.0f\n", r.smallest * 100, r.worse_recommended * 100, r.median_rounds);
+// At run-to-run noise `cv`: the smallest of 12 equal settings is kept at least 90% of the time,
+// and a 10%-worse smaller one is recommended at most 10% of the time.
+void expect_stable_and_never_the_worse(double cv, int trials, std::uint64_t seed) {
+  const Rates r = simulate_rates(cv, trials, seed);
+  std::printf("CV %.0f%%: smallest of 12 equal kept %.1f%%, a 10%%-worse smaller one recommended "
+              "%.1f%%, median final rounds %.0f\n",
+              cv * 100, r.smallest * 100, r.worse_recommended * 100, r.median_rounds);
   EXPECT_GE(r.smallest, 0.90);
   EXPECT_LE(r.worse_recommended, 0.10);
 }
 
+TEST(TuneSimulation, StableForTrulyEqualSettingsAndNeverTheTenPercentWorseAtCv5) {
+  expect_stable_and_never_the_worse(0.05, 1000, 5);
+}
+
 TEST(TuneSimulation, StableForTrulyEqualSettingsAndNeverTheTenPercentWorseAtCv20) {
-  const Rates r = simulate_rates(0.20, 300, 20);
-  std::printf("CV 20%%: smallest of 12 equal kept %.1f%%, a 10%%-worse smaller one recommended %.1f%%, "
-              "median final rounds %.0f\n", r.smallest * 100, r.worse_recommended * 100, r.median_rounds);
-  EXPECT_GE(r.smallest, 0.90);
-  EXPECT_LE(r.worse_recommended, 0.10);
+  expect_stable_and_never_the_worse(0.20, 300, 20);
 }
 
 TEST(TuneSimulation, APlateauBehindMoreSlowerSettingsThanFinalistsIsFoundInALaterStage) {

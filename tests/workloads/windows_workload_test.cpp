@@ -13,6 +13,7 @@
 
 #include "platform/platform.hpp"
 #include "run/run_point.hpp"
+#include "echo_checks.hpp"
 
 namespace {
 
@@ -117,12 +118,7 @@ TEST_P(WindowsWorkload, SocketEchoesEveryByteIntact) {
   PointSpec spec = spec_for(GetParam(), "socket", {{"connections", 4}, {"message_size", 100}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
-  const auto& s = r.workload_stats;
-  EXPECT_EQ(s.at("mismatched_bytes").get<std::uint64_t>(), 0u);
-  EXPECT_GT(s.at("messages_sent").get<std::uint64_t>(), 0u);
-  EXPECT_EQ(s.at("messages_verified"), s.at("messages_sent")) << "every message came back";
-  EXPECT_EQ(s.at("bytes_verified").get<std::uint64_t>(),
-            s.at("messages_sent").get<std::uint64_t>() * 100);
+  iocpbench::test::expect_every_byte_verified(r, 100);
   EXPECT_GT(r.latency.p50, 0) << "round trips measured by the load generator";
 }
 
@@ -131,8 +127,7 @@ TEST_P(WindowsWorkload, SocketSeveralMessagesInFlight) {
                             {{"connections", 2}, {"message_size", 64}, {"messages_in_flight", 4}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
-  EXPECT_EQ(r.workload_stats.at("mismatched_bytes").get<std::uint64_t>(), 0u);
-  EXPECT_EQ(r.workload_stats.at("messages_verified"), r.workload_stats.at("messages_sent"));
+  iocpbench::test::expect_every_echo_verified(r);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ports, WindowsWorkload,

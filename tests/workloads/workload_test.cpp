@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "platform/platform.hpp"
 #include "run/run_point.hpp"
+#include "echo_checks.hpp"
 
 namespace {
 
@@ -188,12 +189,7 @@ TEST(SocketWorkload, EveryMessageEchoedIntact) {
   PointSpec spec = spec_for("socket", {{"connections", 4}, {"message_size", 100}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
-  const auto& s = r.workload_stats;
-  EXPECT_EQ(s.at("mismatched_bytes").get<std::uint64_t>(), 0u);
-  EXPECT_GT(s.at("messages_sent").get<std::uint64_t>(), 0u);
-  EXPECT_EQ(s.at("messages_verified"), s.at("messages_sent")) << "every message came back";
-  EXPECT_EQ(s.at("bytes_verified").get<std::uint64_t>(),
-            s.at("messages_sent").get<std::uint64_t>() * 100);
+  iocpbench::test::expect_every_byte_verified(r, 100);
   EXPECT_GT(r.latency.p50, 0) << "round trips measured by the load generator";
 }
 
@@ -202,8 +198,7 @@ TEST(SocketWorkload, SeveralMessagesInFlightPerConnection) {
       spec_for("socket", {{"connections", 2}, {"message_size", 64}, {"messages_in_flight", 4}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
-  EXPECT_EQ(r.workload_stats.at("mismatched_bytes").get<std::uint64_t>(), 0u);
-  EXPECT_EQ(r.workload_stats.at("messages_verified"), r.workload_stats.at("messages_sent"));
+  iocpbench::test::expect_every_echo_verified(r);
 }
 
 TEST(CleanShutdown, NoFdsOrThreadsLeftBehind) {
@@ -386,11 +381,8 @@ TEST(PerThreadDispatch, SocketEchoesOnEachWorkersOwnRing) {
   PointSpec spec = per_thread(spec_for("socket", {{"connections", connections}, {"message_size", 100}}));
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
-  const auto& s = r.workload_stats;
-  EXPECT_EQ(s.at("mismatched_bytes").get<std::uint64_t>(), 0u);
-  EXPECT_GT(s.at("messages_sent").get<std::uint64_t>(), 0u);
-  EXPECT_EQ(s.at("messages_verified"), s.at("messages_sent")) << "every message came back";
-  const auto& source = s.at("completion_source");
+  iocpbench::test::expect_every_echo_verified(r);
+  const auto& source = r.workload_stats.at("completion_source");
   EXPECT_EQ(source.at("rings").get<std::size_t>(), connections) << "one ring per worker owning a connection";
   EXPECT_NE(source.at("design").get<std::string>().find("per-thread ports"), std::string::npos);
   EXPECT_EQ(source.at("posted").get<std::uint64_t>(), r.packets_handled_total)
