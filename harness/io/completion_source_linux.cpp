@@ -626,7 +626,8 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
 
   void enter(unsigned published) {  // not under sq_mutex_
     if (published == 0) return;
-    (void)io_uring_enter(static_cast<unsigned>(ring_.enter_ring_fd), published, 0, 0, nullptr);
+    // The ring's own fd: no registered-ring flag to pass.
+    (void)io_uring_enter(static_cast<unsigned>(ring_.ring_fd), published, 0, 0, nullptr);
     ++enters_;
   }
 
