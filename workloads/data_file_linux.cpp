@@ -14,14 +14,13 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "report/file_lock.hpp"
 #include "workloads/data_file.hpp"
 
 namespace iocpbench::workloads {
 namespace {
 
-using cli::BadInput;
 
 constexpr const char* kMarkerHeader = "iocpbench data file\n";
 constexpr double kCreateWaitS = 600;  // another run creating the same file: at most this long

@@ -13,6 +13,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/port_flag.hpp"
 #include "cli/sweep_flags.hpp"
+#include "cli/workload_flags.hpp"
 #include "platform/platform.hpp"
 #include "cli/interrupt.hpp"
 #include "metrics/usage.hpp"
@@ -79,7 +80,7 @@ CommandBody add_run_command(CLI::App& app) {
     std::string dispatch = "shared";
     std::string working_set_kib = "0";
     bool no_metrics = false;
-    workloads::WorkloadFlags flags;
+    WorkloadFlags flags;
   };
   auto o = std::make_shared<Options>();
   command->add_option("--workload", o->workload, "post | file | socket")->capture_default_str();
@@ -116,13 +117,13 @@ CommandBody add_run_command(CLI::App& app) {
   command->add_option("--working-set-kib", o->working_set_kib, kWorkingSetHelp)->capture_default_str();
   command->add_flag("--no-metrics", o->no_metrics,
                     "no per-completion clock reads or latency histograms (to measure their cost)");
-  workloads::add_workload_flags(*command, o->flags);
+  add_workload_flags(*command, o->flags);
 
   return [o]() {
     run::PointSpec spec;
     spec.workload = o->workload;
     spec.port = resolve_port_flag(o->port);
-    spec.workload_params = workloads::workload_params_from_flags(o->flags);
+    spec.workload_params = workload_params_from_flags(o->flags);
     const unsigned n = platform::logical_cpus();
     spec.concurrency = parse_spec(o->concurrency, true, "--concurrency");
     spec.concurrency_value = spec.concurrency.resolve(n);

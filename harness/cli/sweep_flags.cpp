@@ -52,7 +52,7 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
     add("--grid", f.grid_file, "a JSON file with the grid (keys as in a results file's sweep block)");
   }
   command.add_option("--json", f.json, "results file (written atomically after every run)");
-  workloads::add_workload_flags(command, f.workload_flags);
+  add_workload_flags(command, f.workload_flags);
 }
 
 double parse_number_flag(const std::string& text, const std::string& flag) {
@@ -105,7 +105,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
     if (grid.target_ci_pct <= 0) throw BadInput{"--target-ci", "must be a positive percentage"};
   }
   if (!f.max_repetitions.empty()) grid.max_repetitions = parse_count_flag(f.max_repetitions, "--max-repetitions", 1);
-  const nlohmann::json given = workloads::workload_params_from_flags(f.workload_flags);
+  const nlohmann::json given = workload_params_from_flags(f.workload_flags);
   for (const auto& [key, value] : given.items()) grid.workload_params[key] = value;
   if (record_path) sweep::record_completion_path(grid);  // the results file says which path its I/O used
   return grid;

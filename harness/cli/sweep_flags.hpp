@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sweep/grid.hpp"
-#include "workloads/params.hpp"
+#include "cli/workload_flags.hpp"
 
 namespace iocpbench::cli {
 
@@ -16,7 +16,7 @@ struct SweepFlags {
   std::string workload, port, concurrency, pool, blocking, blocking_kind, work_us, duration,
       warmup, repetitions, seed, json, grid_file, target_ci, max_repetitions, dispatch,
       working_set_kib;
-  workloads::WorkloadFlags workload_flags;
+  WorkloadFlags workload_flags;
   std::vector<CLI::Option*> grid_options;  // to tell whether any was given
 
   bool any_grid_flag_given() const;

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "metrics/clock.hpp"
 #include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
@@ -31,7 +31,6 @@
 namespace iocpbench::run {
 namespace {
 
-using cli::BadInput;
 using Clock = std::chrono::steady_clock;
 
 constexpr unsigned kBlockingFileMib = 256;  // the file workload's default file, shared

@@ -2,7 +2,7 @@
 // One run of one point: the library API behind `iocpbench run`, reused by `sweep` and `tune`.
 //
 //   PointSpec spec = ...;                  // workload + params, port, C, S, b, kind, work, time
-//   validate_point(spec);                  // throws cli::BadInput{flag, reason}; cheap
+//   validate_point(spec);                  // throws BadInput{flag, reason}; cheap
 //   RunResult r = run_point(spec, &stop);  // builds port + pool + workload, runs, tears down
 //   nlohmann::json run = run_to_json(r);   // one entry of points[].runs[]
 //   nlohmann::json point = point_to_json(spec, runs);  // one points[] entry with "summary"
@@ -107,13 +107,13 @@ struct RunResult {
   bool interrupted = false;
 };
 
-// Checks every field; throws cli::BadInput naming the flag (--workload, --pool, --blocking, ...).
+// Checks every field; throws BadInput naming the flag (--workload, --pool, --blocking, ...).
 void validate_point(const PointSpec& spec);
 
 // One run. `stop_requested` (may be null) ends the warm-up or the window early; the result is
 // then marked interrupted. A run that stops making progress is ended by the watchdog, which
 // throws std::runtime_error("watchdog: no completion for ...") naming the stuck part. Throws
-// cli::BadInput for values the machine refuses (e.g. O_DIRECT on a file system without it),
+// BadInput for values the machine refuses (e.g. O_DIRECT on a file system without it),
 // std::runtime_error when the run cannot be set up.
 RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
                     unsigned repetition = 0);

@@ -5,13 +5,12 @@
 #include <cmath>
 #include <sstream>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "workloads/params.hpp"
 
 namespace iocpbench::sweep {
 namespace {
 
-using cli::BadInput;
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;

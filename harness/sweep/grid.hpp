@@ -42,7 +42,7 @@ Grid default_grid();
 // A small grid of short runs for a first look: under a minute on 2 CPUs.
 Grid quick_grid();
 
-// Comma-separated lists; throw cli::BadInput naming `flag`.
+// Comma-separated lists; throw BadInput naming `flag`.
 std::vector<CountSpec> parse_count_list(const std::string& text, bool allow_zero,
                                         const std::string& flag);
 // Pool specs: counts and "auto[:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]]]".

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "sweep/grid.hpp"
 #include "sweep/schedule.hpp"
 
@@ -69,21 +69,21 @@ TEST(Grid, DispatchModelsSideBySideAndRoundTrip) {
   const Grid back = grid_from_json(grid_to_json(grid), "--grid");
   EXPECT_EQ(back.dispatch, grid.dispatch);
   EXPECT_EQ(grid_to_json(back), grid_to_json(grid));
-  EXPECT_THROW(parse_dispatch_list("shared,diskspd", "--dispatch"), cli::BadInput);
+  EXPECT_THROW(parse_dispatch_list("shared,diskspd", "--dispatch"), BadInput);
 }
 
 TEST(Grid, ListsRejectBadItemsNamingTheFlag) {
   try {
     parse_ratio_list("0,1", "--blocking");
     FAIL() << "1 is not in [0,1)";
-  } catch (const cli::BadInput& bad) {
+  } catch (const BadInput& bad) {
     EXPECT_EQ(bad.flag, "--blocking");
   }
-  EXPECT_THROW(parse_ratio_list("0.5,", "--blocking"), cli::BadInput);
-  EXPECT_THROW(parse_ratio_list("abc", "--blocking"), cli::BadInput);
-  EXPECT_THROW(parse_count_list("N,2N+", false, "--pool"), cli::BadInput);
-  EXPECT_THROW(parse_workload_list("post,disk", "--workload"), cli::BadInput);
-  EXPECT_THROW(parse_port_list("iocp", "--port"), cli::BadInput);
+  EXPECT_THROW(parse_ratio_list("0.5,", "--blocking"), BadInput);
+  EXPECT_THROW(parse_ratio_list("abc", "--blocking"), BadInput);
+  EXPECT_THROW(parse_count_list("N,2N+", false, "--pool"), BadInput);
+  EXPECT_THROW(parse_workload_list("post,disk", "--workload"), BadInput);
+  EXPECT_THROW(parse_port_list("iocp", "--port"), BadInput);
   EXPECT_EQ(parse_count_list("0,N", true, "--concurrency").size(), 2u);
 }
 

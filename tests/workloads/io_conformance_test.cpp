@@ -20,7 +20,7 @@
 #include <memory>
 #include <string>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "io/completion_source.hpp"
 #include "platform/platform.hpp"
 #include "port/blocking_region.hpp"
@@ -293,7 +293,7 @@ TEST(CompletionPathRecord, EveryIoPointRecordsItAndTheIdNamesItOnlyWhenNotTheDef
   try {
     parse_workload_params("file", {{"completion_path", "ring"}});
     ADD_FAILURE() << "a bad path was accepted";
-  } catch (const iocpbench::cli::BadInput& e) {
+  } catch (const iocpbench::BadInput& e) {
     EXPECT_EQ(e.flag, "--completion-path");
   }
   iocpbench::run::PointSpec spec;

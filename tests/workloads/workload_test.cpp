@@ -14,13 +14,13 @@
 #include <numeric>
 #include <string>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "platform/platform.hpp"
 #include "run/run_point.hpp"
 
 namespace {
 
-using iocpbench::cli::BadInput;
+using iocpbench::BadInput;
 using iocpbench::run::PointSpec;
 using iocpbench::run::RunResult;
 
