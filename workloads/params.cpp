@@ -181,19 +181,21 @@ const char* op_name(FileOp op) {
 
 }  // namespace
 
-WorkloadParams parse_workload_params(const std::string& workload, const nlohmann::json& params) {
+WorkloadParams parse_workload_params(WorkloadKind workload, const nlohmann::json& params) {
   if (!params.is_null() && !params.is_object())
     throw BadInput{"--workload", "parameters must be an object"};
   WorkloadParams out;
   out.workload = workload;
-  if (workload == "post") {
-    out.params = parse_post(params);
-  } else if (workload == "file") {
-    out.params = parse_file(params);
-  } else if (workload == "socket") {
-    out.params = parse_socket(params);
-  } else {
-    throw BadInput{"--workload", "unknown workload '" + workload + "' (" + kWorkloadNames + ")"};
+  switch (workload) {
+    case WorkloadKind::post:
+      out.params = parse_post(params);
+      break;
+    case WorkloadKind::file:
+      out.params = parse_file(params);
+      break;
+    case WorkloadKind::socket:
+      out.params = parse_socket(params);
+      break;
   }
   return out;
 }
@@ -230,8 +232,8 @@ const char* to_string(CompletionPath path) {
   return path == CompletionPath::port ? "port" : "thread";
 }
 
-bool takes_completion_path(const std::string& workload) {
-  return workload == "file" || workload == "socket";
+bool takes_completion_path(WorkloadKind workload) {
+  return workload == WorkloadKind::file || workload == WorkloadKind::socket;
 }
 
 std::string default_data_file(unsigned size_mib) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/kinds.hpp"
 #include "workloads/data_file.hpp"
 
 namespace iocpbench::workloads {
@@ -33,7 +34,7 @@ inline constexpr CompletionPath kDefaultCompletionPath = CompletionPath::port;
 inline constexpr CompletionPath kLegacyCompletionPath = CompletionPath::thread;
 const char* to_string(CompletionPath path);
 // The workloads whose I/O completions take a completion path (file, socket; not post).
-bool takes_completion_path(const std::string& workload);
+bool takes_completion_path(WorkloadKind workload);
 enum class FileOp { read, write, mixed };
 
 struct FileParams {
@@ -61,12 +62,9 @@ struct SocketParams {
 };
 
 struct WorkloadParams {
-  std::string workload;  // post | file | socket
+  WorkloadKind workload = WorkloadKind::post;
   std::variant<PostParams, FileParams, SocketParams> params;
 };
-
-// The workload names, for help texts and errors.
-inline constexpr const char* kWorkloadNames = "post, file, socket";
 
 // `params` holds any of the keys below (numbers as JSON numbers, --buffered as a bool; the
 // normalised output of to_json is accepted back); absent keys take the defaults. Keys of other
@@ -76,7 +74,7 @@ inline constexpr const char* kWorkloadNames = "post, file, socket";
 //           skip_port_share (Windows)
 //   socket: connections, message_size, messages_in_flight
 //   file and socket: completion_path (absent: kDefaultCompletionPath)
-WorkloadParams parse_workload_params(const std::string& workload, const nlohmann::json& params);
+WorkloadParams parse_workload_params(WorkloadKind workload, const nlohmann::json& params);
 // Every parameter, defaults included (the results' workload_params).
 nlohmann::json to_json(const WorkloadParams& params);
 

@@ -50,12 +50,12 @@ sweep::PoolSpec parse_pool(const std::string& text) {
 }
 
 struct RunOptions {
-  std::string workload = "post";
+  std::string workload = to_string(WorkloadKind::post);
   std::string port;
   std::string concurrency = "N";
   std::string pool = "2N";
   std::string blocking = "0";
-  std::string blocking_kind = "sleep";
+  std::string blocking_kind = to_string(BlockingKind::sleep);
   // The sweep's defaults, so that a point run alone measures what the same point of a sweep
   // does (sweep/grid.hpp).
   std::string work_us = number_text(sweep::Grid{}.work_us);
@@ -63,7 +63,7 @@ struct RunOptions {
   std::string warmup = number_text(sweep::Grid{}.warmup_s);
   std::string repetitions = "1";
   std::string json;
-  std::string dispatch = "shared";
+  std::string dispatch = to_string(Dispatch::shared);
   std::string working_set_kib = "0";
   bool no_metrics = false;
   WorkloadFlags flags;
@@ -112,7 +112,9 @@ void add_run_options(CLI::App& command, RunOptions& o) {
 // The point the options name, checked (BadInput naming the flag otherwise).
 run::PointSpec point_from_options(const RunOptions& o) {
   run::PointSpec spec;
-  spec.workload = o.workload;
+  const auto workload = parse_workload_kind(o.workload);
+  if (!workload) throw BadInput{"--workload", "unknown workload '" + o.workload + "' (" + kWorkloadNames + ")"};
+  spec.workload = *workload;
   spec.port = resolve_port_flag(o.port);
   spec.workload_params = workload_params_from_flags(o.flags);
   const unsigned n = platform::logical_cpus();
@@ -121,14 +123,16 @@ run::PointSpec point_from_options(const RunOptions& o) {
   spec.pool = parse_pool(o.pool);
   spec.pool_value = spec.pool.resolve(n);
   spec.blocking_ratio = parse_number_flag(o.blocking, "--blocking");
-  spec.blocking_kind = o.blocking_kind;
+  spec.blocking_kind = sweep::parse_blocking_kind_flag(o.blocking_kind, "--blocking-kind");
   spec.work_us = parse_number_flag(o.work_us, "--work-us");
   spec.working_set_kib = parse_working_set_flag(o.working_set_kib);
   spec.duration_s = parse_number_flag(o.duration, "--duration");
   spec.warmup_s = parse_number_flag(o.warmup, "--warmup");
-  spec.dispatch = o.dispatch;
+  const auto dispatch = parse_dispatch(o.dispatch);
+  if (!dispatch) throw BadInput{"--dispatch", "'" + o.dispatch + "' is not shared or per-thread"};
+  spec.dispatch = *dispatch;
   spec.metrics = !o.no_metrics;
-  if (spec.dispatch == "per-thread") {
+  if (spec.dispatch == Dispatch::per_thread) {
     spec.concurrency = sweep::CountSpec{"1", 0, 1};
     spec.concurrency_value = 1;
   }
@@ -147,7 +151,7 @@ unsigned repetitions_from(const std::string& text) {
 void print_run(const run::PointSpec& spec, const run::RunResult& r, bool switches_counted) {
   std::ostringstream switches;
   switches << std::fixed << std::setprecision(2) << r.context_switches_per_kop;
-  std::cout << std::fixed << std::setprecision(0) << spec.workload
+  std::cout << std::fixed << std::setprecision(0) << to_string(spec.workload)
             << " port=" << port::to_string(spec.port) << " C=" << spec.concurrency.text << "("
             << r.effective_concurrency << ") S=" << spec.pool.text << "(" << spec.pool_value
             << ") b=" << std::setprecision(2) << spec.blocking_ratio << " work=" << spec.work_us

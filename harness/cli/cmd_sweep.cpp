@@ -72,7 +72,7 @@ void check_same_grid(const SweepFlags& flags, bool quick, const sweep::Grid& gri
   // file's own when --completion-path is all that is given (then the path alone compares).
   sweep::Grid asked = grid_given ? grid_from_flags(flags, quick, /*record_path=*/false) : grid;
   if (!path_flag.empty()) {
-    workloads::parse_workload_params("socket", {{kPath, path_flag}});  // thread | port, else exit 2
+    workloads::parse_workload_params(WorkloadKind::socket, {{kPath, path_flag}});  // thread | port, else exit 2
     asked.workload_params[kPath] = path_flag;
   } else if (asked.workload_params.is_object() && !asked.workload_params.contains(kPath) &&
              grid.workload_params.contains(kPath)) {

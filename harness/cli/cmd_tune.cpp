@@ -368,7 +368,7 @@ void run_screening(TuneSession& session, sweep::Grid grid, const TuneSettings& s
   }
   for (const int dc : {-1, 1}) {
     const long c = static_cast<long>(base_concurrency) + dc;
-    if (c < 1 || base.dispatch == "per-thread") continue;  // per-thread: always 1 per port
+    if (c < 1 || base.dispatch == Dispatch::per_thread) continue;  // per-thread: always 1 per port
     run::PointSpec spec = base;
     spec.concurrency = spec_of(std::to_string(c).c_str());
     spec.concurrency_value = static_cast<unsigned>(c);
@@ -400,8 +400,8 @@ void print_decision(const TuneReport& t) {
   const sweep::Grid& grid = t.settings.grid;
   const tune::Choice& choice = t.choice();
   const unsigned stages = t.final_stages.stages;
-  std::cout << "tune: " << grid.workloads.front() << " workload, blocking " << grid.blocking.front() << " ("
-            << grid.blocking_kind << "), work " << grid.work_us << " us, N = " << t.n << "; screening " << t.measured
+  std::cout << "tune: " << to_string(grid.workloads.front()) << " workload, blocking " << grid.blocking.front()
+            << " (" << to_string(grid.blocking_kind) << "), work " << grid.work_us << " us, N = " << t.n << "; screening " << t.measured
             << " settings x " << t.settings.screen_rounds << " runs, final "
             << (stages > 1 ? "(stage " + std::to_string(stages) + ") " : "") << t.finalists().size() << " settings x "
             << t.rounds() << " interleaved rounds of " << grid.duration_s << " s"
@@ -588,9 +588,9 @@ void write_tune_results(const std::string& path, const TuneReport& t, const Tune
   recommendation["ratio_to_best"] = ratio_json(choice.ratio_to_best[choice.recommended]);
   recommendation["shown"] = tune::shown_text(choice.shown);
   doc["tune"] = {
-      {"workload", grid.workloads.front()},
+      {"workload", to_string(grid.workloads.front())},
       {"blocking", grid.blocking.front()},
-      {"blocking_kind", grid.blocking_kind},
+      {"blocking_kind", to_string(grid.blocking_kind)},
       {"work_us", grid.work_us},
       {"threshold_pct", t.settings.threshold_pct},
       {"rule", rule_json(t, printed.too_noisy)},

@@ -56,19 +56,19 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
     f.grid_options.push_back(add_text_option(command, name, target, help, type, default_text));
   };
   const auto spec_text = [](const auto& spec) { return spec.text; };
-  const auto same = [](const std::string& text) { return text; };
+  const auto name = [](auto kind) { return std::string(to_string(kind)); };
   if (for_tune) {
     add("--workload", f.workload, "post | file | socket (required)", "TEXT", "");
   } else {
     add("--workload", f.workload, "workloads, comma-separated: post,file,socket", "TEXT,...",
-        list_text(grid.workloads, same));
+        list_text(grid.workloads, name));
   }
   add("--port", f.port, for_tune ? "port backend: emulated, win32, condvar, asio, emulated-fifo-wakeup, emulated-no-cap, emulated-no-block-release" : "port backends, comma-separated: emulated, win32, condvar, asio, emulated-fifo-wakeup, emulated-no-cap, emulated-no-block-release",
       for_tune ? "TEXT" : "TEXT,...", std::string(port::to_string(grid.ports.front())));
   add("--dispatch", f.dispatch,
       for_tune ? "shared (one port) or per-thread (each worker its own port, concurrency 1)"
                : "dispatch models, comma-separated: shared (one port), per-thread (each worker its own port, concurrency 1)",
-      for_tune ? "TEXT" : "TEXT,...", list_text(grid.dispatch, same));
+      for_tune ? "TEXT" : "TEXT,...", list_text(grid.dispatch, name));
   if (!for_tune) {
     add("--concurrency", f.concurrency, "concurrency values (0 = port default)", "COUNT,...",
         list_text(grid.concurrency, spec_text));
@@ -83,7 +83,7 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
     add("--blocking", f.blocking, "blocking ratios in [0,1)", "FLOAT,...", list_text(grid.blocking, number_text));
   }
   add("--blocking-kind", f.blocking_kind, "sleep (timer) or io (synchronous direct reads)", "TEXT",
-      grid.blocking_kind);
+      to_string(grid.blocking_kind));
   add("--work-us", f.work_us, "CPU work per completion, microseconds", "FLOAT", number_text(grid.work_us));
   add("--working-set-kib", f.working_set_kib, kWorkingSetHelp, "INT", std::to_string(grid.working_set_kib));
   add("--duration", f.duration, "measured seconds per run", "FLOAT", number_text(grid.duration_s));
@@ -139,7 +139,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   if (!f.concurrency.empty()) grid.concurrency = sweep::parse_count_list(f.concurrency, true, "--concurrency");
   if (!f.pool.empty()) grid.pool = sweep::parse_pool_list(f.pool, "--pool");
   if (!f.blocking.empty()) grid.blocking = sweep::parse_ratio_list(f.blocking, "--blocking");
-  if (!f.blocking_kind.empty()) grid.blocking_kind = f.blocking_kind;
+  if (!f.blocking_kind.empty()) grid.blocking_kind = sweep::parse_blocking_kind_flag(f.blocking_kind, "--blocking-kind");
   if (!f.work_us.empty()) grid.work_us = parse_number_flag(f.work_us, "--work-us");
   if (!f.working_set_kib.empty()) grid.working_set_kib = parse_working_set_flag(f.working_set_kib);
   if (!f.duration.empty()) grid.duration_s = parse_number_flag(f.duration, "--duration");

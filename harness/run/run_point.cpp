@@ -79,7 +79,7 @@ void record_blocking(RunResult& result, const HandlerSpec& handler, const Handle
   if (!why.empty() && target_us >= 0.9 * 10 * handler.block_us()) {
     hint = "the blocks reached their cap (10 x the nominal " + fixed(handler.block_us(), 1) +
            " us): each longer block brought as much CPU of its own (a read's), so this ratio is "
-           "out of reach of " + std::string(handler.kind == BlockingKind::io ? "io" : "sleep") +
+           "out of reach of " + std::string(to_string(handler.kind)) +
            " blocks here";
     why += "; " + hint;
   }
@@ -164,7 +164,7 @@ void validate_point(const PointSpec& spec) {
                                    ") is larger than the maximum (" +
                                    std::to_string(spec.pool.resolve(n)) + ") on this machine"};
     }
-    if (spec.dispatch != "shared") {
+    if (spec.dispatch != Dispatch::shared) {
       throw BadInput{"--pool", "auto (a self-sizing pool) needs --dispatch shared"};
     }
   }
@@ -172,9 +172,6 @@ void validate_point(const PointSpec& spec) {
   if (spec.concurrency_value > 4096) throw BadInput{"--concurrency", "larger than 4096"};
   if (!std::isfinite(spec.blocking_ratio) || spec.blocking_ratio < 0 || spec.blocking_ratio >= 1) {
     throw BadInput{"--blocking", "must be in [0, 1)"};
-  }
-  if (spec.blocking_kind != "sleep" && spec.blocking_kind != "io") {
-    throw BadInput{"--blocking-kind", "'" + spec.blocking_kind + "' is not sleep or io"};
   }
   if (!std::isfinite(spec.work_us) || spec.work_us < 0) {
     throw BadInput{"--work-us", "must be a number of microseconds, 0 or more"};
@@ -193,9 +190,6 @@ void validate_point(const PointSpec& spec) {
     throw BadInput{"--duration", "must be a positive number of seconds"};
   }
   if (spec.duration_s > 86400) throw BadInput{"--duration", "longer than a day"};
-  if (spec.dispatch != "shared" && spec.dispatch != "per-thread") {
-    throw BadInput{"--dispatch", "'" + spec.dispatch + "' is not shared or per-thread"};
-  }
   if (!std::isfinite(spec.warmup_s) || spec.warmup_s < 0 || spec.warmup_s > 3600) {
     throw BadInput{"--warmup", "must be between 0 and 3600 seconds"};
   }
@@ -212,7 +206,7 @@ HandlerSpec prepare_handler(const PointSpec& spec, FileCloser& file) {
   HandlerSpec handler;
   handler.work_us = spec.work_us;
   handler.blocking_ratio = spec.blocking_ratio;
-  handler.kind = spec.blocking_kind == "io" ? BlockingKind::io : BlockingKind::sleep;
+  handler.kind = spec.blocking_kind;
   handler.metrics = spec.metrics;
   handler.working_set_kib = spec.working_set_kib;
   if (handler.kind == BlockingKind::io && handler.block_us() > 0) {
@@ -239,7 +233,7 @@ void check_calibration(const PointSpec& spec, const HandlerSpec& handler, RunRes
   if (handler.blocks() && handler.kind == BlockingKind::sleep) {
     result.work_calibration["sleep_overshoot_us"] = sleep_overshoot_estimate_ns() / 1e3;
   }
-  result.work_calibration["blocking_kind"] = spec.blocking_kind;
+  result.work_calibration["blocking_kind"] = to_string(spec.blocking_kind);
 }
 
 // The point's ports: one, or under per-thread dispatch one per worker with concurrency 1 each
@@ -321,7 +315,7 @@ void collect_run(const PointSpec& spec, const HandlerSpec& handler, const worklo
   } else {
     result.latency = metrics::percentiles_us(t.latency);
     result.latency_source =
-        spec.workload == "post" ? "post -> handler done" : "I/O submitted -> handler done";
+        spec.workload == WorkloadKind::post ? "post -> handler done" : "I/O submitted -> handler done";
   }
   result.queue_delay = metrics::percentiles_us(t.queue_delay);
   std::sort(t.per_thread.begin(), t.per_thread.end(), std::greater<>());
@@ -330,7 +324,7 @@ void collect_run(const PointSpec& spec, const HandlerSpec& handler, const worklo
         result.ops == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(result.ops));
   }
   record_blocking(result, handler, t.handler_times);
-  result.handler_blocks = spec.blocking_kind == "io" ? result.block_reads : t.handler_times.handlers;
+  result.handler_blocks = spec.blocking_kind == BlockingKind::io ? result.block_reads : t.handler_times.handlers;
 
   const std::uint64_t workload_errors = workload.errors();
   result.errors = t.worker_errors + t.block_errors + t.remove_failures + workload_errors +
@@ -341,7 +335,7 @@ void collect_run(const PointSpec& spec, const HandlerSpec& handler, const worklo
                          {"workload", workload_errors},
                          {"drain_timed_out", !result.drained}};
   result.workload_stats = workload.stats(result.seconds);
-  if (spec.dispatch == "per-thread") {  // the workers' own rings: their waits are the model's port sleeps
+  if (spec.dispatch == Dispatch::per_thread) {  // the workers' own rings: their waits are the model's port sleeps
     const auto& source = result.workload_stats.value("completion_source", nlohmann::json::object());
     result.own_ring_waits = source.value("parks", std::uint64_t{0});
   }
@@ -446,7 +440,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   const HandlerSpec handler = prepare_handler(spec, blocking_file);
   check_calibration(spec, handler, result);
   // The per-thread-port model: one port per worker, concurrency 1 each.
-  const bool per_thread_ports = spec.dispatch == "per-thread";
+  const bool per_thread_ports = spec.dispatch == Dispatch::per_thread;
   const PointPorts ports = make_ports(spec, per_thread_ports);
   result.effective_concurrency = ports.all.front()->concurrency();
 
@@ -597,14 +591,14 @@ nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>
   for (const auto& r : runs) run_list.push_back(run_to_json(r));
   // Summarised from the runs' JSON, as a resumed sweep summarises runs of both sessions.
   const nlohmann::json summary = sweep::summarize_runs(run_list);
-  nlohmann::json point = {{"workload", spec.workload},
+  nlohmann::json point = {{"workload", to_string(spec.workload)},
           {"workload_params", workloads::to_json(params)},
           {"port", std::string(port::to_string(spec.port))},
-          {"dispatch", spec.dispatch},
+          {"dispatch", to_string(spec.dispatch)},
           {"metrics", spec.metrics},
           {"concurrency", {{"spec", spec.concurrency.text}, {"value", spec.concurrency_value}}},
           {"pool", pool_json(spec)},
-          {"blocking", {{"ratio", spec.blocking_ratio}, {"kind", spec.blocking_kind}}},
+          {"blocking", {{"ratio", spec.blocking_ratio}, {"kind", to_string(spec.blocking_kind)}}},
           {"work_us", spec.work_us},
           {"duration_s", spec.duration_s},
           {"warmup_s", spec.warmup_s},

@@ -19,6 +19,7 @@
 
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
+#include "core/kinds.hpp"
 #include "port/completion_port.hpp"
 #include "sweep/count_spec.hpp"
 #include "sweep/pool_spec.hpp"
@@ -30,7 +31,7 @@ class Workload;
 namespace iocpbench::run {
 
 struct PointSpec {
-  std::string workload = "post";                              // post | file | socket
+  WorkloadKind workload = WorkloadKind::post;
   nlohmann::json workload_params = nlohmann::json::object();  // see workloads/params.hpp
   port::Backend port = port::default_backend();
   sweep::CountSpec concurrency{"0", 0, 0};  // "0" = the port default (logical CPUs)
@@ -39,14 +40,14 @@ struct PointSpec {
   sweep::PoolSpec pool{sweep::CountSpec{"2N", 2, 0}};
   unsigned pool_value = 0;  // pool.resolve(N), at least 1 (an auto pool: its maximum)
   double blocking_ratio = 0;            // b in [0, 1)
-  std::string blocking_kind = "sleep";  // sleep | io
+  BlockingKind blocking_kind = BlockingKind::sleep;
   double work_us = 0;
   std::uint32_t working_set_kib = 0;  // per worker, touched on every packet (run/working_set.hpp)
   double duration_s = 5;
   double warmup_s = 0.5;
   // shared: one port for the pool. per-thread: DiskSpd's model, each worker its own port with
   // concurrency 1 (the concurrency axis does not apply; its spec is recorded as "1").
-  std::string dispatch = "shared";
+  Dispatch dispatch = Dispatch::shared;
   // false: no per-completion clock reads or histograms (P6: what the metrics cost).
   bool metrics = true;
   // The watchdog's stall limit in seconds (harness/run/watchdog.hpp); 0: max(5 s, 10 x the
