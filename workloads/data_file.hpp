@@ -43,11 +43,11 @@ struct DataFile {
 // a regular file (or a block device on Linux) of at least one block that opens for the I/O
 // asked for (O_DIRECT included), writes into someone else's file have --overwrite, and a file
 // to create can be created in its directory (probed with a temporary file, removed at once).
-// Throws cli::BadInput naming --file, --overwrite or --block-size and the reason.
+// Throws BadInput naming --file, --overwrite or --block-size and the reason.
 void check_data_file(const DataFileRequest& request);
 
 // check_data_file, then creates the file when it is missing (or is a default file of the
-// wrong size that iocpbench made). Throws cli::BadInput when the path cannot be used, or
+// wrong size that iocpbench made). Throws BadInput when the path cannot be used, or
 // std::runtime_error "--file: ..." on a fault while creating it (a full file system, a file
 // size limit); a partial file is removed.
 DataFile prepare_data_file(const DataFileRequest& request);

@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "core/random.hpp"
 #include "report/file_lock.hpp"
 #include "workloads/data_file.hpp"
@@ -22,7 +22,6 @@
 namespace iocpbench::workloads {
 namespace {
 
-using cli::BadInput;
 
 constexpr const char* kMarkerHeader = "iocpbench data file\n";
 constexpr double kCreateWaitS = 600;  // another run creating the same file: at most this long

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "core/random.hpp"
 #include "report/file_lock.hpp"
 #include "workloads/data_file.hpp"
@@ -21,7 +21,6 @@ namespace iocpbench::workloads {
 namespace {
 
 namespace fs = std::filesystem;
-using cli::BadInput;
 
 constexpr const char* kMarkerHeader = "iocpbench data file\n";
 constexpr double kCreateWaitS = 600;

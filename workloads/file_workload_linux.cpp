@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "io/completion_source.hpp"
 #include "io/source_set.hpp"
 #include "metrics/clock.hpp"
@@ -43,13 +43,13 @@ class FileWorkload final : public Workload {
     created_ = data.created;
     written_ = request.writes;
     blocks_ = data.bytes / params_.block_size;
-    if (blocks_ == 0) throw cli::BadInput{"--block-size", "larger than the file " + path_};
+    if (blocks_ == 0) throw BadInput{"--block-size", "larger than the file " + path_};
 
     int flags = (params_.op == FileOp::read ? O_RDONLY : O_RDWR) | O_CLOEXEC;
     if (params_.direct) flags |= O_DIRECT;
     fd_ = ::open(path_.c_str(), flags);
     if (fd_ < 0 && params_.direct && errno == EINVAL) {
-      throw cli::BadInput{"--buffered", "the file system holding " + path_ +
+      throw BadInput{"--buffered", "the file system holding " + path_ +
                                             " refuses O_DIRECT; pass --buffered to measure "
                                             "through the page cache"};
     }
@@ -215,7 +215,7 @@ class FileWorkload final : public Workload {
     if (::statx(fd_, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
         (sx.stx_mask & STATX_DIOALIGN) && sx.stx_dio_offset_align != 0) {
       if (params_.block_size % sx.stx_dio_offset_align != 0) {
-        throw cli::BadInput{"--block-size",
+        throw BadInput{"--block-size",
                             std::to_string(params_.block_size) + " is not a multiple of " +
                                 std::to_string(sx.stx_dio_offset_align) +
                                 ", the direct-I/O alignment of " + path_ + " (or pass --buffered)"};

@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "io/overlapped_windows.hpp"
 #include "metrics/clock.hpp"
 #include "port/blocking_region.hpp"
@@ -57,7 +57,7 @@ class FileWorkload final : public Workload {
   void open(const RunEnv& env) override {
     env_ = env;
     if (!env.worker_ports.empty()) {
-      throw cli::BadInput{"--dispatch", "per-thread is not implemented for the file workload on "
+      throw BadInput{"--dispatch", "per-thread is not implemented for the file workload on "
                                         "Windows yet (shared is)"};
     }
     const DataFileRequest request = data_file_request(params_);
@@ -66,7 +66,7 @@ class FileWorkload final : public Workload {
     created_ = data.created;
     written_ = request.writes;
     blocks_ = data.bytes / params_.block_size;
-    if (blocks_ == 0) throw cli::BadInput{"--block-size", "larger than the file " + path_};
+    if (blocks_ == 0) throw BadInput{"--block-size", "larger than the file " + path_};
 
     const DWORD access = params_.op == FileOp::read ? GENERIC_READ : GENERIC_READ | GENERIC_WRITE;
     DWORD flags = FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OVERLAPPED;
@@ -76,7 +76,7 @@ class FileWorkload final : public Workload {
     if (file_ == INVALID_HANDLE_VALUE) {
       const DWORD error = GetLastError();
       if (params_.direct && error == ERROR_INVALID_PARAMETER) {
-        throw cli::BadInput{"--buffered", "the volume holding " + path_ +
+        throw BadInput{"--buffered", "the volume holding " + path_ +
                                               " refuses FILE_FLAG_NO_BUFFERING; pass --buffered"};
       }
       throw std::runtime_error(error_text(("--file: cannot open " + path_).c_str(), error));
@@ -299,7 +299,7 @@ class FileWorkload final : public Workload {
       sector_size_ = info.LogicalBytesPerSector;
     }
     if (params_.block_size % sector_size_ != 0) {
-      throw cli::BadInput{"--block-size", std::to_string(params_.block_size) +
+      throw BadInput{"--block-size", std::to_string(params_.block_size) +
                                               " is not a multiple of " +
                                               std::to_string(sector_size_) +
                                               ", the logical sector of " + path_ +

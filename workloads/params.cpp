@@ -1,20 +1,17 @@
 #include "workloads/params.hpp"
 
-#include <charconv>
 #include <filesystem>
 #include <mutex>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <system_error>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "port/native_port.hpp"
 
 namespace iocpbench::workloads {
 namespace {
 
-using cli::BadInput;
 
 std::string flag_of(const std::string& key) {
   std::string flag = "--" + key;
@@ -184,19 +181,21 @@ const char* op_name(FileOp op) {
 
 }  // namespace
 
-WorkloadParams parse_workload_params(const std::string& workload, const nlohmann::json& params) {
+WorkloadParams parse_workload_params(WorkloadKind workload, const nlohmann::json& params) {
   if (!params.is_null() && !params.is_object())
     throw BadInput{"--workload", "parameters must be an object"};
   WorkloadParams out;
   out.workload = workload;
-  if (workload == "post") {
-    out.params = parse_post(params);
-  } else if (workload == "file") {
-    out.params = parse_file(params);
-  } else if (workload == "socket") {
-    out.params = parse_socket(params);
-  } else {
-    throw BadInput{"--workload", "unknown workload '" + workload + "' (" + kWorkloadNames + ")"};
+  switch (workload) {
+    case WorkloadKind::post:
+      out.params = parse_post(params);
+      break;
+    case WorkloadKind::file:
+      out.params = parse_file(params);
+      break;
+    case WorkloadKind::socket:
+      out.params = parse_socket(params);
+      break;
   }
   return out;
 }
@@ -233,8 +232,8 @@ const char* to_string(CompletionPath path) {
   return path == CompletionPath::port ? "port" : "thread";
 }
 
-bool takes_completion_path(const std::string& workload) {
-  return workload == "file" || workload == "socket";
+bool takes_completion_path(WorkloadKind workload) {
+  return workload == WorkloadKind::file || workload == WorkloadKind::socket;
 }
 
 std::string default_data_file(unsigned size_mib) {
@@ -254,84 +253,6 @@ DataFileRequest data_file_request(const FileParams& p) {
   r.overwrite = p.overwrite;
   r.direct = p.direct;
   return r;
-}
-
-void add_workload_flags(CLI::App& c, WorkloadFlags& f) {
-  c.add_option("--posters", f.posters,
-               "post: threads outside the pool that post packets (default 1; 0 = closed loop "
-               "of --in-flight packets re-posted by the workers)");
-  c.add_option("--in-flight", f.in_flight,
-               "post: bound on outstanding packets (streaming) or packets in the closed loop "
-               "(default 64)");
-  c.add_option("--latency-sample-every", f.latency_sample_every,
-               "post: time one packet in K (latency and queue delay are that sample; the "
-               "clock reads and records cost 1/K per packet) (default 32; 1 = every packet)");
-  c.add_option("--file", f.file,
-               "file: the file to use (default: created once in the temporary directory)");
-  c.add_option("--file-size-mib", f.file_size_mib,
-               "file: size of a file iocpbench creates (default 256); an existing file is used "
-               "at its own size, never resized");
-  c.add_option("--block-size", f.block_size, "file: bytes per I/O (default 4096)");
-  c.add_option("--pattern", f.pattern, "file: random | sequential (default random)");
-  c.add_option("--op", f.op, "file: read | write | mixed (default read)");
-  c.add_option("--outstanding", f.outstanding, "file: I/Os in flight (default 32)");
-  c.add_flag("--buffered", f.buffered,
-             "file: go through the page cache instead of O_DIRECT (the default measures the "
-             "device)");
-  c.add_flag("--overwrite", f.overwrite,
-             "file: allow --op write/mixed to write into an existing --file that iocpbench did "
-             "not create (its data is lost)");
-  c.add_option("--skip-port-share", f.skip_port_share,
-               "file, Windows: fraction of the I/Os issued with a tagged event handle (no "
-               "packet) and waited on by the issuing worker (default 0)");
-  c.add_option("--connections", f.connections, "socket: loopback TCP connections (default 16)");
-  c.add_option("--message-size", f.message_size, "socket: bytes per message (default 64)");
-  c.add_option("--messages-in-flight", f.messages_in_flight,
-               "socket: messages in flight per connection (default 1)");
-  c.add_option("--completion-path", f.completion_path,
-               "file, socket, Linux: how I/O completions reach the port: thread (a completion "
-               "thread reaps io_uring and posts) | port (no thread: the port reads the ring "
-               "itself) (default port; Windows: ignored, the kernel queues completions)");
-}
-
-nlohmann::json workload_params_from_flags(const WorkloadFlags& f) {
-  nlohmann::json j = nlohmann::json::object();
-  auto number = [&](const std::string& text, const char* key) {
-    if (text.empty()) return;
-    long value = 0;
-    const auto* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    if (ec != std::errc() || ptr != end) {
-      throw BadInput{flag_of(key), "'" + text + "' is not an integer"};
-    }
-    j[key] = value;
-  };
-  number(f.posters, "posters");
-  number(f.in_flight, "in_flight");
-  number(f.latency_sample_every, "latency_sample_every");
-  number(f.file_size_mib, "file_size_mib");
-  number(f.block_size, "block_size");
-  number(f.outstanding, "outstanding");
-  number(f.connections, "connections");
-  number(f.message_size, "message_size");
-  number(f.messages_in_flight, "messages_in_flight");
-  if (!f.skip_port_share.empty()) {
-    try {
-      std::size_t used = 0;
-      const double share = std::stod(f.skip_port_share, &used);
-      if (used != f.skip_port_share.size()) throw std::invalid_argument("trailing text");
-      j["skip_port_share"] = share;
-    } catch (const std::exception&) {
-      throw BadInput{"--skip-port-share", "'" + f.skip_port_share + "' is not a number"};
-    }
-  }
-  if (!f.file.empty()) j["file"] = f.file;
-  if (!f.pattern.empty()) j["pattern"] = f.pattern;
-  if (!f.op.empty()) j["op"] = f.op;
-  if (f.buffered) j["buffered"] = true;
-  if (f.overwrite) j["overwrite"] = true;
-  if (!f.completion_path.empty()) j["completion_path"] = f.completion_path;
-  return j;
 }
 
 }  // namespace iocpbench::workloads

@@ -1,13 +1,13 @@
 #pragma once
 // Workload parameters: parsed and checked once (from CLI flags or from a results file's
-// workload_params), with every bad value reported as cli::BadInput naming its flag.
+// workload_params), with every bad value reported as BadInput naming its flag.
 
 #include <string>
 #include <variant>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/kinds.hpp"
 #include "workloads/data_file.hpp"
 
 namespace iocpbench::workloads {
@@ -34,7 +34,7 @@ inline constexpr CompletionPath kDefaultCompletionPath = CompletionPath::port;
 inline constexpr CompletionPath kLegacyCompletionPath = CompletionPath::thread;
 const char* to_string(CompletionPath path);
 // The workloads whose I/O completions take a completion path (file, socket; not post).
-bool takes_completion_path(const std::string& workload);
+bool takes_completion_path(WorkloadKind workload);
 enum class FileOp { read, write, mixed };
 
 struct FileParams {
@@ -62,22 +62,19 @@ struct SocketParams {
 };
 
 struct WorkloadParams {
-  std::string workload;  // post | file | socket
+  WorkloadKind workload = WorkloadKind::post;
   std::variant<PostParams, FileParams, SocketParams> params;
 };
 
-// The workload names, for help texts and errors.
-inline constexpr const char* kWorkloadNames = "post, file, socket";
-
 // `params` holds any of the keys below (numbers as JSON numbers, --buffered as a bool; the
 // normalised output of to_json is accepted back); absent keys take the defaults. Keys of other
-// workloads are ignored. Throws cli::BadInput{"--flag", reason}.
+// workloads are ignored. Throws BadInput{"--flag", reason}.
 //   post:   posters, in_flight, latency_sample_every
 //   file:   file, file_size_mib, block_size, pattern, op, outstanding, buffered | direct,
 //           skip_port_share (Windows)
 //   socket: connections, message_size, messages_in_flight
 //   file and socket: completion_path (absent: kDefaultCompletionPath)
-WorkloadParams parse_workload_params(const std::string& workload, const nlohmann::json& params);
+WorkloadParams parse_workload_params(WorkloadKind workload, const nlohmann::json& params);
 // Every parameter, defaults included (the results' workload_params).
 nlohmann::json to_json(const WorkloadParams& params);
 
@@ -85,17 +82,5 @@ nlohmann::json to_json(const WorkloadParams& params);
 std::string default_data_file(unsigned size_mib);
 // What the file workload asks of its data file (data_file.hpp): --file or the default file.
 DataFileRequest data_file_request(const FileParams& params);
-
-// The workload flags of `run` (and `sweep`): raw text, empty when not given.
-struct WorkloadFlags {
-  std::string posters, in_flight, latency_sample_every, file, file_size_mib, block_size, pattern, op, outstanding,
-      connections, message_size, messages_in_flight, skip_port_share, completion_path;
-  bool buffered = false;
-  bool overwrite = false;
-};
-void add_workload_flags(CLI::App& command, WorkloadFlags& flags);
-// The given flags as workload_params JSON (numbers parsed; BadInput naming the flag otherwise).
-// Feed the result to parse_workload_params (or PointSpec::workload_params) to check ranges.
-nlohmann::json workload_params_from_flags(const WorkloadFlags& flags);
 
 }  // namespace iocpbench::workloads

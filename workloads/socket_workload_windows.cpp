@@ -50,7 +50,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "io/overlapped_windows.hpp"
 #include "metrics/clock.hpp"
 #include "workloads/echo_pattern.hpp"
@@ -139,7 +139,7 @@ class SocketWorkload final : public Workload {
   void open(const RunEnv& env) override {
     env_ = env;
     if (!env.worker_ports.empty()) {
-      throw cli::BadInput{"--dispatch", "per-thread is not implemented for the socket workload on "
+      throw BadInput{"--dispatch", "per-thread is not implemented for the socket workload on "
                                         "Windows yet (shared is)"};
     }
     winsock_startup();

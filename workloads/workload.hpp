@@ -63,7 +63,7 @@ class Workload {
   virtual ~Workload() = default;
   virtual std::string_view name() const = 0;
   // Files, sockets, rings, load-generator threads (which enrol in env.roles). Throws
-  // cli::BadInput for parameters the machine refuses, std::runtime_error otherwise.
+  // BadInput for parameters the machine refuses, std::runtime_error otherwise.
   virtual void open(const RunEnv& env) = 0;
   virtual void start() = 0;
   virtual Completion on_packet(const port::Packet& packet, WorkerContext& worker) = 0;

@@ -47,6 +47,112 @@ void print_summary(const nlohmann::json& doc, const std::string& path) {
             << '\n';
 }
 
+struct SweepOptions {
+  SweepFlags flags;
+  std::string resume;
+  bool quick = false, quiet = false, no_probe = false;
+};
+
+// What --resume finishes: the file, its grid, and where the results go, with the files locked.
+struct Resumed {
+  nlohmann::json existing;
+  sweep::Grid grid;
+  std::string note;  // printed once the resume is accepted
+};
+
+// Refuses (BadInput) a grid on the command line other than the file's `grid`. Given grid flags
+// (or --quick) are compared with the path left as given (not today's default); --completion-path
+// alone compares the path alone.
+void check_same_grid(const SweepFlags& flags, bool quick, const sweep::Grid& grid) {
+  const std::string& path_flag = flags.workload_flags.completion_path;
+  const bool grid_given = flags.any_grid_flag_given() || quick;
+  if (!grid_given && path_flag.empty()) return;
+  constexpr const char* kPath = "completion_path";
+  // The grid asked for: the flags' (the path left as given: not today's default), or the
+  // file's own when --completion-path is all that is given (then the path alone compares).
+  sweep::Grid asked = grid_given ? grid_from_flags(flags, quick, /*record_path=*/false) : grid;
+  if (!path_flag.empty()) {
+    workloads::parse_workload_params(WorkloadKind::socket, {{kPath, path_flag}});  // thread | port, else exit 2
+    asked.workload_params[kPath] = path_flag;
+  } else if (asked.workload_params.is_object() && !asked.workload_params.contains(kPath) &&
+             grid.workload_params.contains(kPath)) {
+    // Named neither by --completion-path nor by --grid: the file's path, whichever it is.
+    asked.workload_params[kPath] = grid.workload_params[kPath];
+  }
+  const auto path_of = [](const sweep::Grid& g) {
+    return g.workload_params.value("completion_path", nlohmann::json()).dump();
+  };
+  // Named first: the likeliest mismatch.
+  if (path_of(asked) != path_of(grid)) {
+    if (grid.workload_params.contains(kPath)) {
+      throw BadInput{"--completion-path", "the file's runs used " + path_of(grid) + ", not " + path_of(asked) +
+                                              " (a resumed point keeps its path)"};
+    }
+    if (!path_flag.empty()) {
+      throw BadInput{"--completion-path",
+                     "the file's grid records no completion path (it has no file or socket workload)"};
+    }
+  }
+  if (sweep::grid_to_json(asked) != sweep::grid_to_json(grid)) {
+    throw BadInput{"--resume", "the file's grid differs from the one on the command line"};
+  }
+}
+
+// Reads and checks the file to resume (same machine, same grid). `resume_lock` is taken when
+// the results go elsewhere: a file that is only read is refused only while another process
+// writes it.
+Resumed read_resumed(const SweepOptions& o, const std::string& json_path, report::FileLock& resume_lock) {
+  const bool in_place = std::filesystem::path(json_path) == std::filesystem::path(o.resume);
+  if (!in_place) {
+    std::string busy_text;
+    bool busy = false;
+    resume_lock = report::lock_results_file(o.resume, busy_text, &busy);
+    if (busy) throw BadInput{"--resume", busy_text};
+  }
+  Resumed r;
+  r.existing = read_results_file(o.resume);
+  // Older files: absent = thread, so a point's missing runs use its other runs' path.
+  if (const std::string note = sweep::upgrade_completion_path(r.existing); !note.empty()) {
+    r.note = "iocpbench: note: " + o.resume + ' ' + note;
+  }
+  report::MachineInfo machine = report::gather_machine_info();
+  sweep::check_same_machine(r.existing.at("machine"), report::to_json(machine));
+  r.grid = sweep::grid_from_json(r.existing.at("sweep"), "--resume");
+  check_same_grid(o.flags, o.quick, r.grid);
+  return r;
+}
+
+int sweep_command(const SweepOptions& o) {
+  const bool resuming = !o.resume.empty();
+  const std::string json_path = o.flags.json.empty() && resuming ? o.resume : o.flags.json;
+  std::optional<nlohmann::json> existing;
+  sweep::Grid grid;
+  std::string resume_note;
+  // Held until the command returns: no other process writes the results file meanwhile (nor
+  // the file being resumed, when the results go elsewhere).
+  report::FileLock json_lock, resume_lock;
+  if (resuming) {
+    json_lock = lock_output_file(json_path, o.flags.json.empty() ? "--resume" : "--json");
+    Resumed resumed = read_resumed(o, json_path, resume_lock);
+    existing = std::move(resumed.existing);
+    grid = std::move(resumed.grid);
+    resume_note = std::move(resumed.note);
+  } else {
+    if (json_path.empty()) throw BadInput{"--json", "required (where the results go)"};
+    grid = grid_from_flags(o.flags, o.quick);
+    json_lock = lock_output_file(json_path, "--json");
+  }
+  sweep::validate_grid(grid);
+  if (!resume_note.empty()) std::cerr << resume_note << '\n';
+
+  const auto& stop = install_interrupt_handlers();
+  sweep::SweepJob job{grid, json_path, existing, o.quiet, !o.no_probe};
+  const sweep::SweepOutcome outcome = sweep::run_sweep(job, stop);
+  print_summary(outcome.document, json_path);
+  if (outcome.interrupted) return kExitInterrupted;
+  return outcome.failed_runs > 0 ? kExitRunFailed : kExitOk;
+}
+
 }  // namespace
 
 CommandBody add_sweep_command(CLI::App& app) {
@@ -57,106 +163,17 @@ CommandBody add_sweep_command(CLI::App& app) {
       "are repeated and interleaved at random; the results file is rewritten after every run, "
       "so an interrupted sweep (Ctrl-C: exit 130) keeps its finished runs and --resume finishes "
       "it.");
-  struct Options {
-    SweepFlags flags;
-    std::string resume;
-    bool quick = false, quiet = false, no_probe = false;
-  };
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<SweepOptions>();
   add_sweep_flags(*command, options->flags, /*for_tune=*/false);
   command->add_flag("--quick", options->quick, "a small grid of short runs: under a minute on 2 CPUs");
   command->add_option("--resume", options->resume,
                       "finish an interrupted sweep: runs only what FILE lacks; refuses a file "
-                      "from another machine or grid");
+                      "from another machine or grid")
+      ->type_name("FILE");
   command->add_flag("--quiet", options->quiet, "no progress display (warnings still print)");
   command->add_flag("--no-probe", options->no_probe,
                     "skip the semantic probe recorded in the machine block");
-
-  return [options]() {
-    const SweepFlags* flags = &options->flags;
-    const std::string* resume_owner = &options->resume;
-    const bool quick = options->quick;
-    const bool resuming = !resume_owner->empty();
-    std::string json_path = flags->json;
-    std::optional<nlohmann::json> existing;
-    sweep::Grid grid;
-    std::string resume_note;  // printed once the resume is accepted
-    // Held until the command returns: no other process writes the results file meanwhile (nor
-    // the file being resumed, when the results go elsewhere).
-    report::FileLock json_lock, resume_lock;
-    auto lock = [](const std::string& path, const char* flag, report::FileLock& held) {
-      if (auto problem = report::output_path_problem(path)) throw BadInput{flag, *problem};
-      std::string busy;
-      held = report::lock_results_file(path, busy);
-      if (!held.held()) throw BadInput{flag, busy};
-    };
-    if (resuming) {
-      const bool in_place = json_path.empty() || std::filesystem::path(json_path) ==
-                                                     std::filesystem::path(*resume_owner);
-      if (json_path.empty()) json_path = *resume_owner;
-      lock(json_path, flags->json.empty() ? "--resume" : "--json", json_lock);
-      if (!in_place) {  // a file that is only read: refused only while another process writes it
-        std::string busy_text;
-        bool busy = false;
-        resume_lock = report::lock_results_file(*resume_owner, busy_text, &busy);
-        if (busy) throw BadInput{"--resume", busy_text};
-      }
-      existing = read_results_file(*resume_owner);
-      // Older files: absent = thread, so a point's missing runs use its other runs' path.
-      if (const std::string note = sweep::upgrade_completion_path(*existing); !note.empty()) {
-        resume_note = "iocpbench: note: " + *resume_owner + ' ' + note;
-      }
-      report::MachineInfo machine = report::gather_machine_info();
-      sweep::check_same_machine(existing->at("machine"), report::to_json(machine));
-      grid = sweep::grid_from_json(existing->at("sweep"), "--resume");
-      const std::string& path_flag = flags->workload_flags.completion_path;
-      const bool grid_given = flags->any_grid_flag_given() || quick;
-      if (grid_given || !path_flag.empty()) {
-        constexpr const char* kPath = "completion_path";
-        // The grid asked for: the flags' (the path left as given: not today's default), or the
-        // file's own when --completion-path is all that is given (then the path alone compares).
-        sweep::Grid asked = grid_given ? grid_from_flags(*flags, quick, /*record_path=*/false) : grid;
-        if (!path_flag.empty()) {
-          workloads::parse_workload_params("socket", {{kPath, path_flag}});  // thread | port, else exit 2
-          asked.workload_params[kPath] = path_flag;
-        } else if (asked.workload_params.is_object() && !asked.workload_params.contains(kPath) &&
-                   grid.workload_params.contains(kPath)) {
-          // Named neither by --completion-path nor by --grid: the file's path, whichever it is.
-          asked.workload_params[kPath] = grid.workload_params[kPath];
-        }
-        const auto path_of = [](const sweep::Grid& g) {
-          return g.workload_params.value("completion_path", nlohmann::json()).dump();
-        };
-        // Named first: the likeliest mismatch.
-        if (path_of(asked) != path_of(grid)) {
-          if (grid.workload_params.contains(kPath)) {
-            throw BadInput{"--completion-path", "the file's runs used " + path_of(grid) + ", not " +
-                                                    path_of(asked) + " (a resumed point keeps its path)"};
-          }
-          if (!path_flag.empty()) {
-            throw BadInput{"--completion-path",
-                           "the file's grid records no completion path (it has no file or socket workload)"};
-          }
-        }
-        if (sweep::grid_to_json(asked) != sweep::grid_to_json(grid)) {
-          throw BadInput{"--resume", "the file's grid differs from the one on the command line"};
-        }
-      }
-    } else {
-      if (json_path.empty()) throw BadInput{"--json", "required (where the results go)"};
-      grid = grid_from_flags(*flags, quick);
-      lock(json_path, "--json", json_lock);
-    }
-    sweep::validate_grid(grid);
-    if (!resume_note.empty()) std::cerr << resume_note << '\n';
-
-    const auto& stop = install_interrupt_handlers();
-    sweep::SweepJob job{grid, json_path, existing, options->quiet, !options->no_probe};
-    const sweep::SweepOutcome outcome = sweep::run_sweep(job, stop);
-    print_summary(outcome.document, json_path);
-    if (outcome.interrupted) return kExitInterrupted;
-    return outcome.failed_runs > 0 ? kExitRunFailed : kExitOk;
-  };
+  return [options]() { return sweep_command(*options); };
 }
 
 }  // namespace iocpbench::cli

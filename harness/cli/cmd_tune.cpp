@@ -23,6 +23,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/option_help.hpp"
 #include "cli/sweep_flags.hpp"
 #include "platform/platform.hpp"
 #include "report/file_lock.hpp"
@@ -205,6 +206,452 @@ FinalStages run_final_stages(std::vector<Trial>& trials, unsigned logical_cpus,
   return out;
 }
 
+struct TuneOptions {
+  SweepFlags flags;
+  std::string threshold, screen_repetitions, finalists, max_repetitions;
+  bool quiet = false;
+};
+
+void add_tune_options(CLI::App& command, TuneOptions& o) {
+  add_sweep_flags(command, o.flags, /*for_tune=*/true);
+  // The shared flags' help names the sweep's defaults; say the tuner's.
+  command.get_option("--repetitions")
+      ->description("final-phase rounds: runs of each finalist, interleaved, before the noise check that may add "
+                    "more up to --max-repetitions")
+      ->default_str(std::to_string(tune::kDefaultFinalRounds));
+  command.get_option("--duration")->default_str(number_text(tune::kDefaultDurationS));
+  command.get_option("--warmup")->default_str(number_text(tune::kDefaultWarmupS));
+  add_text_option(command, "--max-repetitions", o.max_repetitions,
+                  "most final-phase rounds when the first --repetitions are noisy: the final runs as many as it "
+                  "takes to show a setting twice the threshold worse (at least --repetitions)",
+                  "INT", std::to_string(tune::kDefaultMaxFinalRounds));
+  add_text_option(command, "--threshold", o.threshold,
+                  "percent of the best throughput a setting may lose and still count as indistinguishable",
+                  "FLOAT", number_text(tune::kDefaultThresholdPct));
+  add_text_option(command, "--screen-repetitions", o.screen_repetitions,
+                  "screening rounds: runs of each setting before the final", "INT",
+                  std::to_string(tune::kDefaultScreenRounds));
+  add_text_option(command, "--finalists", o.finalists,
+                  "settings re-measured in the final phase, the screening's best included", "INT",
+                  std::to_string(tune::kDefaultFinalists));
+  command.add_flag("--quiet", o.quiet, "no progress display");
+}
+
+// What the tuner runs, from the options and checked (BadInput naming the flag otherwise).
+struct TuneSettings {
+  sweep::Grid grid;  // its workload, port, dispatch, blocking ratio and run lengths
+  double threshold_pct = 0;
+  unsigned screen_rounds = 0;
+  std::size_t max_finalists = 0;
+  unsigned final_rounds = 0;      // --repetitions
+  unsigned max_final_rounds = 0;  // --max-repetitions
+};
+
+TuneSettings settings_from(const TuneOptions& o) {
+  const SweepFlags& flags = o.flags;
+  TuneSettings s;
+  sweep::Grid& grid = s.grid;
+  grid = grid_from_flags(flags, false);
+  if (flags.repetitions.empty()) grid.repetitions = tune::kDefaultFinalRounds;
+  if (grid.repetitions < tune::kMinFinalRounds) {
+    throw BadInput{"--repetitions", "tune needs at least " + std::to_string(tune::kMinFinalRounds) +
+                                        " final rounds (a 90% signed-rank CI needs 5 pairs)"};
+  }
+  if (flags.duration.empty()) grid.duration_s = tune::kDefaultDurationS;
+  if (flags.warmup.empty()) grid.warmup_s = tune::kDefaultWarmupS;
+  if (flags.workload.empty()) throw BadInput{"--workload", "required: post, file or socket"};
+  if (grid.workloads.size() != 1) throw BadInput{"--workload", "tune takes one workload"};
+  if (grid.ports.size() != 1) throw BadInput{"--port", "tune takes one port backend"};
+  if (grid.dispatch.size() != 1) throw BadInput{"--dispatch", "tune takes one dispatch model"};
+  if (flags.blocking.empty()) throw BadInput{"--blocking", "required: the blocking ratio in [0,1)"};
+  if (grid.blocking.size() != 1) throw BadInput{"--blocking", "tune takes one blocking ratio"};
+  s.threshold_pct = o.threshold.empty() ? tune::kDefaultThresholdPct : parse_number_flag(o.threshold, "--threshold");
+  if (s.threshold_pct < 0 || s.threshold_pct >= 100) throw BadInput{"--threshold", "must be in [0, 100)"};
+  s.screen_rounds = o.screen_repetitions.empty() ? tune::kDefaultScreenRounds
+                                                 : parse_count_flag(o.screen_repetitions, "--screen-repetitions", 1);
+  s.max_finalists = o.finalists.empty() ? tune::kDefaultFinalists : parse_count_flag(o.finalists, "--finalists", 1);
+  if (s.screen_rounds > 1000) throw BadInput{"--screen-repetitions", "more than 1000"};
+  s.max_final_rounds = o.max_repetitions.empty() ? std::max(tune::kDefaultMaxFinalRounds, grid.repetitions)
+                                                 : parse_count_flag(o.max_repetitions, "--max-repetitions", 1);
+  if (s.max_final_rounds < grid.repetitions) throw BadInput{"--max-repetitions", "below --repetitions"};
+  if (s.max_final_rounds > 100000) throw BadInput{"--max-repetitions", "more than 100000"};
+  if (s.max_finalists > 100) throw BadInput{"--finalists", "more than 100"};
+  s.final_rounds = grid.repetitions;
+  return s;
+}
+
+// The settings tried and their runs: the screening grid, its neighbours, the final's rounds.
+class TuneSession {
+ public:
+  TuneSession(const sweep::Grid& grid, bool quiet)
+      : n_(platform::logical_cpus()), quiet_(quiet), rng_(grid.seed), stop_(install_interrupt_handlers()) {}
+
+  unsigned logical_cpus() const { return n_; }
+  bool interrupted() const { return interrupted_; }
+  const bool& interrupted_flag() const { return interrupted_; }
+  std::vector<Trial>& trials() { return trials_; }
+
+  // One trial per distinct (concurrency, pool) value on this machine.
+  void add_trial(run::PointSpec spec) {
+    const unsigned c = spec.concurrency_value == 0 ? n_ : spec.concurrency_value;
+    if (tried_.insert({c, spec.pool_value}).second) trials_.push_back({std::move(spec), {}, {}, {}});
+  }
+
+  // `rounds` interleaved rounds over `which`: each round runs every one once, in a fresh random
+  // order, so slow drift of the machine falls on all of them alike.
+  void measure(const std::vector<std::size_t>& which, unsigned rounds, unsigned first_repetition, bool final_phase) {
+    report::Progress progress(which.size() * rounds, quiet_);
+    std::vector<std::size_t> order = which;
+    for (unsigned r = 0; r < rounds && !interrupted_; ++r) {
+      std::shuffle(order.begin(), order.end(), rng_);
+      for (std::size_t i : order) {
+        const unsigned repetition = first_repetition + r;
+        progress.starting(sweep::point_id(trials_[i].spec) + (final_phase ? " final " : " screen ") +
+                          std::to_string(r));
+        run::RunResult result = run::run_point(trials_[i].spec, &stop_, repetition);
+        if (result.interrupted || stop_.load()) {
+          interrupted_ = true;
+          break;
+        }
+        (final_phase ? trials_[i].final_ops_per_s : trials_[i].screening_ops_per_s)
+            .push_back(result.throughput_ops_per_s);
+        trials_[i].runs.push_back(std::move(result));
+        progress.finished_one();
+      }
+    }
+    progress.done();
+  }
+
+  std::vector<tune::Candidate> screened() const {
+    std::vector<tune::Candidate> candidates;
+    for (const auto& t : trials_) candidates.push_back(candidate_of(t, n_, false));
+    return candidates;
+  }
+
+ private:
+  unsigned n_;
+  bool quiet_;
+  std::mt19937_64 rng_;
+  const std::atomic<bool>& stop_;
+  bool interrupted_ = false;
+  std::vector<Trial> trials_;
+  std::set<std::pair<unsigned, unsigned>> tried_;
+};
+
+std::vector<std::size_t> indices(std::size_t from, std::size_t to) {
+  std::vector<std::size_t> out(to - from);
+  std::iota(out.begin(), out.end(), from);
+  return out;
+}
+
+// Phases 1 and 2: the coarse grid, then the neighbours of its best (pool +-1, +-2; concurrency
+// +-1), each in `screen_rounds` interleaved rounds.
+void run_screening(TuneSession& session, sweep::Grid grid, const TuneSettings& s) {
+  const unsigned n = session.logical_cpus();
+  grid.concurrency = {spec_of("1"), spec_of("N"), spec_of("2N")};
+  grid.pool = {spec_of("N"), spec_of("2N"), spec_of("2N+2"), spec_of("4N")};
+  sweep::validate_grid(grid);
+  for (auto& spec : sweep::expand(grid, n)) session.add_trial(std::move(spec));
+  session.measure(indices(0, session.trials().size()), s.screen_rounds, 0, false);
+  const auto coarse_best = tune::select_finalists(session.screened(), s.threshold_pct, 1);
+  if (session.interrupted() || coarse_best.empty()) return;
+  const std::size_t before = session.trials().size();
+  const run::PointSpec base = session.trials()[coarse_best.front()].spec;
+  const unsigned base_concurrency = base.concurrency_value == 0 ? n : base.concurrency_value;
+  for (const int dp : {-2, -1, 1, 2}) {
+    const long p = static_cast<long>(base.pool_value) + dp;
+    if (p < 1) continue;
+    run::PointSpec spec = base;
+    spec.pool = spec_of(std::to_string(p).c_str());
+    spec.pool_value = static_cast<unsigned>(p);
+    session.add_trial(spec);
+  }
+  for (const int dc : {-1, 1}) {
+    const long c = static_cast<long>(base_concurrency) + dc;
+    if (c < 1 || base.dispatch == Dispatch::per_thread) continue;  // per-thread: always 1 per port
+    run::PointSpec spec = base;
+    spec.concurrency = spec_of(std::to_string(c).c_str());
+    spec.concurrency_value = static_cast<unsigned>(c);
+    session.add_trial(spec);
+  }
+  if (session.trials().size() > before) {
+    session.measure(indices(before, session.trials().size()), s.screen_rounds, 0, false);
+  }
+}
+
+// What the tune decided, for the report on stdout and the results file's tune block.
+struct TuneReport {
+  const std::vector<Trial>& trials;
+  const FinalStages& final_stages;
+  const TuneSettings& settings;
+  unsigned n = 0;
+  std::size_t measured = 0;  // settings with runs
+  bool interrupted = false;
+
+  const tune::Choice& choice() const { return final_stages.choice; }
+  const std::vector<tune::Candidate>& finalists() const { return final_stages.finalists; }
+  std::size_t rounds() const { return choice().ratio_to_best[choice().best].pairs; }
+  std::string id_of_finalist(std::size_t f) const {
+    return sweep::point_id(trials[final_stages.finalist_trials[f]].spec);
+  }
+};
+
+void print_decision(const TuneReport& t) {
+  const sweep::Grid& grid = t.settings.grid;
+  const tune::Choice& choice = t.choice();
+  const unsigned stages = t.final_stages.stages;
+  std::cout << "tune: " << to_string(grid.workloads.front()) << " workload, blocking " << grid.blocking.front()
+            << " (" << to_string(grid.blocking_kind) << "), work " << grid.work_us << " us, N = " << t.n << "; screening " << t.measured
+            << " settings x " << t.settings.screen_rounds << " runs, final "
+            << (stages > 1 ? "(stage " + std::to_string(stages) + ") " : "") << t.finalists().size() << " settings x "
+            << t.rounds() << " interleaved rounds of " << grid.duration_s << " s"
+            << (t.interrupted ? " (INTERRUPTED: partial evidence)" : "") << "\n";
+  const char* shown_line =
+      choice.shown == tune::Shown::kWithin ? "shown within the threshold of the best"
+      : choice.shown == tune::Shown::kBest ? "the best measured; every smaller finalist was shown worse"
+      : choice.shown == tune::Shown::kNoEvidence
+          ? "NO EVIDENCE: the best measured, but the final had too few rounds for a 90% CI, so nothing was "
+            "shown about the smaller finalists"
+          : "NOT SHOWN WORSE than the threshold, but not shown within it either: the final "
+            "could not tell it from the best";
+  std::cout << "  recommended:   "
+            << describe(t.finalists()[choice.recommended], choice.ratio_to_best[choice.recommended]) << "\n";
+  std::cout << "                 (" << shown_line << ")\n";
+  std::cout << "  best measured: " << describe(t.finalists()[choice.best], choice.ratio_to_best[choice.best])
+            << "\n";
+  char spread_text[32];
+  std::snprintf(spread_text, sizeof(spread_text), "%.3f", t.final_stages.paired_sd);
+  std::cout << "  final (= shown within: the ratio's 90% CI is above " << 1 - t.settings.threshold_pct / 100
+            << "; ~ not shown worse: its upper end reaches it; ? no CI, too few rounds; paired log-ratio spread "
+            << spread_text << ", " << t.rounds() << " rounds"
+            << (t.final_stages.rounds_capped ? ", CAPPED by --max-repetitions" : "") << "):\n";
+}
+
+bool contains(const std::vector<std::size_t>& list, std::size_t f) {
+  return std::find(list.begin(), list.end(), f) != list.end();
+}
+
+// The finalists' lines on stdout, and their entries of the tune block.
+nlohmann::json finalists_table(const TuneReport& t) {
+  const tune::Choice& choice = t.choice();
+  nlohmann::json finals = nlohmann::json::array();
+  for (std::size_t f = 0; f < t.finalists().size(); ++f) {
+    const bool same = contains(choice.indistinguishable, f);
+    const bool not_worse = contains(choice.not_shown_worse, f);
+    const bool no_evidence = contains(choice.no_evidence, f);
+    const tune::Candidate& c = t.finalists()[f];
+    std::cout << "    " << (same ? "= " : not_worse ? "~ " : no_evidence ? "? " : "  ")
+              << describe(c, choice.ratio_to_best[f]) << (c.excluded ? " EXCLUDED: " + *c.excluded : "") << "\n";
+    nlohmann::json entry = candidate_json(c, t.id_of_finalist(f));
+    entry["ratio_to_best"] = ratio_json(choice.ratio_to_best[f]);
+    entry["indistinguishable"] = same;
+    entry["not_shown_worse"] = not_worse;
+    entry["no_evidence"] = no_evidence;
+    finals.push_back(std::move(entry));
+  }
+  return finals;
+}
+
+// The note when the final's CIs are too wide for the threshold; true when printed.
+bool note_if_too_noisy(const TuneReport& t) {
+  const tune::Choice& choice = t.choice();
+  const double threshold = t.settings.threshold_pct;
+  const bool too_noisy = choice.ci_half_width && *choice.ci_half_width * 100 > tune::kNoisyCiFraction * threshold;
+  if (too_noisy) {
+    char note[400];
+    std::snprintf(note, sizeof(note),
+                  "  note: the final's 90%% CIs are +-%.1f%% wide (median), over half the %g%% threshold: at this "
+                  "noise the rule seldom shows a smaller setting equivalent to the best; the answer is the "
+                  "smallest not shown worse (docs/tuning.md); rerun when the machine is quieter\n",
+                  *choice.ci_half_width * 100, threshold);
+    std::cout << note;
+  }
+  return too_noisy;
+}
+
+nlohmann::json excluded_list(const std::vector<Trial>& trials) {
+  nlohmann::json excluded = nlohmann::json::array();
+  for (const auto& t : trials) {
+    if (auto why = exclusion_reason(t.spec, t.runs)) {
+      std::cout << "  excluded: " << sweep::point_id(t.spec) << ": " << *why << "\n";
+      excluded.push_back({{"id", sweep::point_id(t.spec)}, {"reason", *why}});
+    }
+  }
+  return excluded;
+}
+
+// One rule of thumb (pool `rule` at concurrency N) measured as trial `i`: from the final when
+// it was a finalist, else from the screening (a point estimate against the screening's best,
+// without a CI).
+nlohmann::json rule_of_thumb(const TuneReport& t, const char* rule, std::size_t i,
+                             const std::vector<tune::Candidate>& all_screened, double screen_best_level) {
+  const auto& spec = t.trials[i].spec;
+  const std::vector<std::size_t>& finalist_trials = t.final_stages.finalist_trials;
+  nlohmann::json entry = {{"rule", std::string("pool ") + rule}};
+  const auto f = std::find(finalist_trials.begin(), finalist_trials.end(), i);
+  char line[240];
+  if (f != finalist_trials.end()) {
+    const std::size_t k = static_cast<std::size_t>(f - finalist_trials.begin());
+    const tune::RatioCi& r = t.choice().ratio_to_best[k];
+    std::snprintf(line, sizeof(line), "    pool %-5s (%u): %.3fx the best [90%% CI %.3f..%.3f] (final)\n", rule,
+                  spec.pool_value, r.estimate, r.low, r.high);
+    entry["point"] = candidate_json(t.finalists()[k], sweep::point_id(spec));
+    entry["ratio_to_best"] = r.estimate;
+    entry["ratio_ci90"] = ratio_json(r);
+    entry["measured_in"] = "final";
+  } else {
+    const tune::Candidate& c = all_screened[i];
+    const double ratio = screen_best_level > 0 ? geometric_mean(c.throughput_by_round) / screen_best_level : 0;
+    std::snprintf(line, sizeof(line), "    pool %-5s (%u): %.2fx the best (screening, no CI)\n", rule,
+                  spec.pool_value, ratio);
+    entry["point"] = candidate_json(c, sweep::point_id(spec));
+    entry["ratio_to_best"] = ratio;
+    entry["ratio_ci90"] = nullptr;
+    entry["measured_in"] = "screening";
+  }
+  std::cout << line;
+  return entry;
+}
+
+// The rules of thumb (pool N, 2N, 2N+2 at concurrency N) that were measured.
+nlohmann::json rules_of_thumb(const TuneReport& t, const std::vector<tune::Candidate>& all_screened) {
+  double screen_best_level = 0;
+  for (const auto& c : all_screened) {
+    if (!c.excluded) screen_best_level = std::max(screen_best_level, geometric_mean(c.throughput_by_round));
+  }
+  nlohmann::json rules = nlohmann::json::array();
+  std::cout << "  rules of thumb (concurrency N):\n";
+  for (const char* rule : {"N", "2N", "2N+2"}) {
+    const unsigned pool_value = spec_of(rule).resolve(t.n);
+    for (std::size_t i = 0; i < t.trials.size(); ++i) {
+      const auto& spec = t.trials[i].spec;
+      const unsigned c_value = spec.concurrency_value == 0 ? t.n : spec.concurrency_value;
+      if (c_value != t.n || spec.pool_value != pool_value || t.trials[i].runs.empty()) continue;
+      rules.push_back(rule_of_thumb(t, rule, i, all_screened, screen_best_level));
+      break;
+    }
+  }
+  return rules;
+}
+
+// The results file's tune.rule: the rule in words and the numbers it ran with.
+nlohmann::json rule_json(const TuneReport& t, bool too_noisy) {
+  const tune::Choice& choice = t.choice();
+  return {{"text", "the smallest pool, then the smallest concurrency, not shown worse than the best by more than "
+                   "the threshold: its final-phase throughput ratio to the best (Hodges-Lehmann over the "
+                   "interleaved rounds' paired log ratios) has a 90% CI (Wilcoxon signed-rank) whose upper end "
+                   "reaches 1 - threshold; recommendation.shown says whether the whole CI is above it "
+                   "(shown_within), it is the best (every smaller finalist shown worse), or only not_shown_worse; "
+                   "no_evidence: it is the best, and a smaller finalist had no CI (fewer than 5 rounds, an "
+                   "interrupted final), so nothing was shown about that one"},
+          {"confidence", tune::kEquivalenceConfidence},
+          {"screening_rounds", t.settings.screen_rounds},
+          {"final_rounds", t.rounds()},
+          {"final_rounds_min", t.settings.final_rounds},
+          {"final_rounds_max", t.settings.max_final_rounds},
+          {"final_rounds_capped", t.final_stages.rounds_capped},
+          {"final_stages", t.final_stages.stages},
+          {"shown_worse_in_earlier_stages", t.final_stages.shown_worse_in_earlier_stages},
+          {"paired_log_sd", t.final_stages.paired_sd},
+          {"max_finalists", t.settings.max_finalists},
+          {"ci90_half_width_median", choice.ci_half_width && std::isfinite(*choice.ci_half_width)
+                                         ? nlohmann::json(*choice.ci_half_width)
+                                         : nlohmann::json(nullptr)},
+          {"too_noisy", too_noisy}};
+}
+
+// The printed parts of the report, as the tune block keeps them.
+struct TunePrinted {
+  nlohmann::json finals, excluded, rules;
+  bool too_noisy = false;
+  unsigned estimate = 0;
+};
+
+void write_tune_results(const std::string& path, const TuneReport& t, const TunePrinted& printed) {
+  const sweep::Grid& grid = t.settings.grid;
+  const tune::Choice& choice = t.choice();
+  nlohmann::json points = nlohmann::json::array();
+  nlohmann::json evidence = nlohmann::json::array();
+  for (const auto& trial : t.trials) {
+    if (trial.runs.empty()) continue;
+    nlohmann::json point = run::point_to_json(trial.spec, trial.runs);
+    point["id"] = sweep::point_id(trial.spec);
+    evidence.push_back(point["id"]);
+    points.push_back(std::move(point));
+  }
+  nlohmann::json sweep_block = sweep::grid_to_json(grid);
+  sweep_block["mode"] = "tune";
+  sweep_block["complete"] = !t.interrupted;
+  nlohmann::json doc = run::results_document(sweep_block, points);
+  nlohmann::json recommendation =
+      candidate_json(t.finalists()[choice.recommended], t.id_of_finalist(choice.recommended));
+  recommendation["ratio_to_best"] = ratio_json(choice.ratio_to_best[choice.recommended]);
+  recommendation["shown"] = tune::shown_text(choice.shown);
+  doc["tune"] = {
+      {"workload", to_string(grid.workloads.front())},
+      {"blocking", grid.blocking.front()},
+      {"blocking_kind", to_string(grid.blocking_kind)},
+      {"work_us", grid.work_us},
+      {"threshold_pct", t.settings.threshold_pct},
+      {"rule", rule_json(t, printed.too_noisy)},
+      {"recommendation", recommendation},
+      {"best", candidate_json(t.finalists()[choice.best], t.id_of_finalist(choice.best))},
+      {"indistinguishable", nlohmann::json::array()},
+      {"not_shown_worse", nlohmann::json::array()},
+      {"finalists", printed.finals},
+      {"excluded", printed.excluded},
+      {"rules_of_thumb", printed.rules},
+      {"queueing_estimate", {{"formula", "N/(1-b)"}, {"value", printed.estimate}}},
+      {"evidence", evidence},
+  };
+  for (std::size_t f : choice.indistinguishable) doc["tune"]["indistinguishable"].push_back(t.id_of_finalist(f));
+  for (std::size_t f : choice.not_shown_worse) doc["tune"]["not_shown_worse"].push_back(t.id_of_finalist(f));
+  report::write_json_atomically(path, doc);
+  std::cout << "  evidence: " << t.measured << " settings in " << path << "\n";
+}
+
+int tune_command(const TuneOptions& o) {
+  const TuneSettings s = settings_from(o);
+  // Held until the command returns: no other writer meanwhile.
+  const report::FileLock json_lock = o.flags.json.empty() ? report::FileLock() : lock_output_file(o.flags.json, "--json");
+  TuneSession session(s.grid, o.quiet);
+  run_screening(session, s.grid, s);
+  std::vector<Trial>& trials = session.trials();
+  const unsigned n = session.logical_cpus();
+  // The final (run_final_stages): only its rounds decide, and only the last stage's.
+  const FinalStages final_stages = run_final_stages(
+      trials, n, tune::select_finalists(session.screened(), s.threshold_pct, s.max_finalists),
+      {s.threshold_pct, s.max_finalists, s.final_rounds, s.max_final_rounds, s.screen_rounds},
+      session.interrupted_flag(),
+      [&](const std::vector<std::size_t>& which, unsigned rounds, unsigned first, bool final_phase) {
+        session.measure(which, rounds, first, final_phase);
+      });
+  const tune::Choice& choice = final_stages.choice;
+  const bool interrupted = session.interrupted();
+  // (An interruption may leave settings without runs; they are skipped below, not erased, so
+  // that the indices in finalist_trials stay valid.)
+  const auto measured = static_cast<std::size_t>(
+      std::count_if(trials.begin(), trials.end(), [](const Trial& t) { return !t.runs.empty(); }));
+  const bool no_final =
+      !final_stages.finalists.empty() && choice.found && choice.ratio_to_best[choice.best].pairs == 0;
+  if (!choice.found || measured == 0 || no_final) {
+    std::cerr << "iocpbench: tune "
+              << (interrupted ? "interrupted before the final phase" : "found no setting it may recommend") << "\n";
+    return interrupted ? kExitInterrupted : kExitRunFailed;
+  }
+  const TuneReport report{trials, final_stages, s, n, measured, interrupted};
+  print_decision(report);
+  TunePrinted printed;
+  printed.finals = finalists_table(report);
+  printed.too_noisy = note_if_too_noisy(report);
+  printed.excluded = excluded_list(trials);
+  printed.rules = rules_of_thumb(report, session.screened());
+  printed.estimate = tune::queueing_estimate(n, s.grid.blocking.front());
+  std::cout << "  queueing estimate N/(1-b) = " << printed.estimate << " threads\n";
+  if (!o.flags.json.empty()) write_tune_results(o.flags.json, report, printed);
+  return interrupted ? kExitInterrupted : kExitOk;
+}
+
 }  // namespace
 
 CommandBody add_tune_command(CLI::App& app) {
@@ -216,351 +663,9 @@ CommandBody add_tune_command(CLI::App& app) {
       "together in interleaved rounds. The recommendation is the smallest pool, then the smallest "
       "concurrency, whose throughput ratio to the best has a 90% CI entirely above "
       "1 - threshold (docs/tuning.md).");
-  struct Options {
-    SweepFlags flags;
-    std::string threshold, screen_repetitions, finalists, max_repetitions;
-    bool quiet = false;
-  };
-  auto options = std::make_shared<Options>();
-  add_sweep_flags(*command, options->flags, /*for_tune=*/true);
-  // The shared flags' help names the sweep's defaults; say the tuner's.
-  char help[240];
-  std::snprintf(help, sizeof(help), "final-phase rounds: runs of each finalist, interleaved, before the noise check that may add more up to --max-repetitions (default %u)",
-                tune::kDefaultFinalRounds);
-  command->get_option("--repetitions")->description(help);
-  std::snprintf(help, sizeof(help),
-                "most final-phase rounds when the first --repetitions are noisy: the final runs as many as "
-                "it takes to show a setting twice the threshold worse (default %u)",
-                tune::kDefaultMaxFinalRounds);
-  command->add_option("--max-repetitions", options->max_repetitions, help);
-  std::snprintf(help, sizeof(help), "measured seconds per run (default %g)", tune::kDefaultDurationS);
-  command->get_option("--duration")->description(help);
-  std::snprintf(help, sizeof(help), "warm-up seconds per run (default %g)", tune::kDefaultWarmupS);
-  command->get_option("--warmup")->description(help);
-  std::snprintf(help, sizeof(help),
-                "percent of the best throughput a setting may lose and still count as "
-                "indistinguishable (default %g)",
-                tune::kDefaultThresholdPct);
-  command->add_option("--threshold", options->threshold, help);
-  std::snprintf(help, sizeof(help), "screening rounds: runs of each setting before the final (default %u)",
-                tune::kDefaultScreenRounds);
-  command->add_option("--screen-repetitions", options->screen_repetitions, help);
-  std::snprintf(help, sizeof(help), "settings re-measured in the final phase, the screening's best included (default %u)",
-                static_cast<unsigned>(tune::kDefaultFinalists));
-  command->add_option("--finalists", options->finalists, help);
-  command->add_flag("--quiet", options->quiet, "no progress display");
-
-  return [options]() {
-    SweepFlags& flags = options->flags;
-    sweep::Grid grid = grid_from_flags(flags, false);
-    if (flags.repetitions.empty()) grid.repetitions = tune::kDefaultFinalRounds;
-    if (grid.repetitions < tune::kMinFinalRounds) {
-      throw BadInput{"--repetitions", "tune needs at least " + std::to_string(tune::kMinFinalRounds) +
-                                          " final rounds (a 90% signed-rank CI needs 5 pairs)"};
-    }
-    if (flags.duration.empty()) grid.duration_s = tune::kDefaultDurationS;
-    if (flags.warmup.empty()) grid.warmup_s = tune::kDefaultWarmupS;
-    if (flags.workload.empty()) throw BadInput{"--workload", "required: post, file or socket"};
-    if (grid.workloads.size() != 1) throw BadInput{"--workload", "tune takes one workload"};
-    if (grid.ports.size() != 1) throw BadInput{"--port", "tune takes one port backend"};
-    if (grid.dispatch.size() != 1) throw BadInput{"--dispatch", "tune takes one dispatch model"};
-    if (flags.blocking.empty()) throw BadInput{"--blocking", "required: the blocking ratio in [0,1)"};
-    if (grid.blocking.size() != 1) throw BadInput{"--blocking", "tune takes one blocking ratio"};
-    const double threshold =
-        options->threshold.empty() ? tune::kDefaultThresholdPct : parse_number_flag(options->threshold, "--threshold");
-    if (threshold < 0 || threshold >= 100) throw BadInput{"--threshold", "must be in [0, 100)"};
-    const unsigned screen_rounds = options->screen_repetitions.empty()
-                                       ? tune::kDefaultScreenRounds
-                                       : parse_count_flag(options->screen_repetitions, "--screen-repetitions", 1);
-    const std::size_t max_finalists =
-        options->finalists.empty() ? tune::kDefaultFinalists : parse_count_flag(options->finalists, "--finalists", 1);
-    if (screen_rounds > 1000) throw BadInput{"--screen-repetitions", "more than 1000"};
-    const unsigned max_final_rounds =
-        options->max_repetitions.empty()
-            ? std::max(tune::kDefaultMaxFinalRounds, grid.repetitions)
-            : parse_count_flag(options->max_repetitions, "--max-repetitions", 1);
-    if (max_final_rounds < grid.repetitions) throw BadInput{"--max-repetitions", "below --repetitions"};
-    if (max_final_rounds > 100000) throw BadInput{"--max-repetitions", "more than 100000"};
-    if (max_finalists > 100) throw BadInput{"--finalists", "more than 100"};
-    report::FileLock json_lock;  // held until the command returns: no other writer meanwhile
-    if (!flags.json.empty()) {
-      if (auto problem = report::output_path_problem(flags.json)) throw BadInput{"--json", *problem};
-      std::string busy;
-      json_lock = report::lock_results_file(flags.json, busy);
-      if (!json_lock.held()) throw BadInput{"--json", busy};
-    }
-    const unsigned n = platform::logical_cpus();
-    const unsigned final_rounds = grid.repetitions;
-
-    // The coarse grid, one point per distinct (concurrency, pool) value on this machine.
-    grid.concurrency = {spec_of("1"), spec_of("N"), spec_of("2N")};
-    grid.pool = {spec_of("N"), spec_of("2N"), spec_of("2N+2"), spec_of("4N")};
-    sweep::validate_grid(grid);
-    std::vector<Trial> trials;
-    std::set<std::pair<unsigned, unsigned>> tried;
-    auto add_trial = [&](run::PointSpec spec) {
-      const unsigned c = spec.concurrency_value == 0 ? n : spec.concurrency_value;
-      if (tried.insert({c, spec.pool_value}).second) trials.push_back({std::move(spec), {}, {}, {}});
-    };
-    for (auto& spec : sweep::expand(grid, n)) add_trial(std::move(spec));
-
-    const auto& stop = install_interrupt_handlers();
-    std::mt19937_64 rng(grid.seed);
-    bool interrupted = false;
-    // `rounds` interleaved rounds over `which`: each round runs every one once, in a fresh
-    // random order, so slow drift of the machine falls on all of them alike.
-    auto measure = [&](const std::vector<std::size_t>& which, unsigned rounds, unsigned first_repetition,
-                       bool final_phase) {
-      report::Progress progress(which.size() * rounds, options->quiet);
-      std::vector<std::size_t> order = which;
-      for (unsigned r = 0; r < rounds && !interrupted; ++r) {
-        std::shuffle(order.begin(), order.end(), rng);
-        for (std::size_t i : order) {
-          const unsigned repetition = first_repetition + r;
-          progress.starting(sweep::point_id(trials[i].spec) + (final_phase ? " final " : " screen ") +
-                            std::to_string(r));
-          run::RunResult result = run::run_point(trials[i].spec, &stop, repetition);
-          if (result.interrupted || stop.load()) {
-            interrupted = true;
-            break;
-          }
-          (final_phase ? trials[i].final_ops_per_s : trials[i].screening_ops_per_s)
-              .push_back(result.throughput_ops_per_s);
-          trials[i].runs.push_back(std::move(result));
-          progress.finished_one();
-        }
-      }
-      progress.done();
-    };
-    auto indices = [](std::size_t from, std::size_t to) {
-      std::vector<std::size_t> out(to - from);
-      std::iota(out.begin(), out.end(), from);
-      return out;
-    };
-    auto screened = [&] {
-      std::vector<tune::Candidate> candidates;
-      for (const auto& t : trials) candidates.push_back(candidate_of(t, n, false));
-      return candidates;
-    };
-
-    measure(indices(0, trials.size()), screen_rounds, 0, false);
-    // Refine around the screening's best: neighbouring pool sizes and concurrency values.
-    const auto coarse_best = tune::select_finalists(screened(), threshold, 1);
-    if (!interrupted && !coarse_best.empty()) {
-      const std::size_t before = trials.size();
-      const run::PointSpec base = trials[coarse_best.front()].spec;
-      const unsigned base_concurrency = base.concurrency_value == 0 ? n : base.concurrency_value;
-      for (const int dp : {-2, -1, 1, 2}) {
-        const long p = static_cast<long>(base.pool_value) + dp;
-        if (p < 1) continue;
-        run::PointSpec spec = base;
-        spec.pool = spec_of(std::to_string(p).c_str());
-        spec.pool_value = static_cast<unsigned>(p);
-        add_trial(spec);
-      }
-      for (const int dc : {-1, 1}) {
-        const long c = static_cast<long>(base_concurrency) + dc;
-        if (c < 1 || base.dispatch == "per-thread") continue;  // per-thread: always 1 per port
-        run::PointSpec spec = base;
-        spec.concurrency = spec_of(std::to_string(c).c_str());
-        spec.concurrency_value = static_cast<unsigned>(c);
-        add_trial(spec);
-      }
-      if (trials.size() > before) measure(indices(before, trials.size()), screen_rounds, 0, false);
-    }
-    // The final (run_final_stages): only its rounds decide, and only the last stage's.
-    const FinalStages final_stages =
-        run_final_stages(trials, n, tune::select_finalists(screened(), threshold, max_finalists),
-                         {threshold, max_finalists, final_rounds, max_final_rounds, screen_rounds},
-                         interrupted, measure);
-    const std::vector<std::size_t>& finalist_trials = final_stages.finalist_trials;
-    const std::vector<tune::Candidate>& finalists = final_stages.finalists;
-    const tune::Choice& choice = final_stages.choice;
-    const unsigned stages = final_stages.stages;
-    const double paired_sd = final_stages.paired_sd;
-    const bool rounds_capped = final_stages.rounds_capped;
-    // (An interruption may leave settings without runs; they are skipped below, not erased, so
-    // that the indices in finalist_trials stay valid.)
-    const auto measured = static_cast<std::size_t>(
-        std::count_if(trials.begin(), trials.end(), [](const Trial& t) { return !t.runs.empty(); }));
-    const bool no_final = !finalists.empty() && choice.found && choice.ratio_to_best[choice.best].pairs == 0;
-    if (!choice.found || measured == 0 || no_final) {
-      std::cerr << "iocpbench: tune " << (interrupted ? "interrupted before the final phase" : "found no setting it may recommend")
-                << "\n";
-      return interrupted ? kExitInterrupted : kExitRunFailed;
-    }
-    auto id_of_finalist = [&](std::size_t f) { return sweep::point_id(trials[finalist_trials[f]].spec); };
-    const double b = grid.blocking.front();
-    const tune::Candidate& rec = finalists[choice.recommended];
-    const tune::Candidate& best = finalists[choice.best];
-    const std::size_t rounds = choice.ratio_to_best[choice.best].pairs;
-
-    std::cout << "tune: " << grid.workloads.front() << " workload, blocking " << b << " (" << grid.blocking_kind
-              << "), work " << grid.work_us << " us, N = " << n << "; screening " << measured << " settings x "
-              << screen_rounds << " runs, final " << (stages > 1 ? "(stage " + std::to_string(stages) + ") " : "")
-              << finalists.size() << " settings x " << rounds
-              << " interleaved rounds of " << grid.duration_s << " s"
-              << (interrupted ? " (INTERRUPTED: partial evidence)" : "") << "\n";
-    const char* shown_line =
-        choice.shown == tune::Shown::kWithin ? "shown within the threshold of the best"
-        : choice.shown == tune::Shown::kBest ? "the best measured; every smaller finalist was shown worse"
-        : choice.shown == tune::Shown::kNoEvidence
-            ? "NO EVIDENCE: the best measured, but the final had too few rounds for a 90% CI, so nothing was "
-              "shown about the smaller finalists"
-            : "NOT SHOWN WORSE than the threshold, but not shown within it either: the final "
-              "could not tell it from the best";
-    std::cout << "  recommended:   " << describe(rec, choice.ratio_to_best[choice.recommended]) << "\n";
-    std::cout << "                 (" << shown_line << ")\n";
-    std::cout << "  best measured: " << describe(best, choice.ratio_to_best[choice.best]) << "\n";
-    char spread_text[32];
-    std::snprintf(spread_text, sizeof(spread_text), "%.3f", paired_sd);
-    std::cout << "  final (= shown within: the ratio's 90% CI is above " << 1 - threshold / 100
-              << "; ~ not shown worse: its upper end reaches it; ? no CI, too few rounds; paired log-ratio spread "
-              << spread_text << ", "
-              << rounds << " rounds" << (rounds_capped ? ", CAPPED by --max-repetitions" : "") << "):\n";
-    nlohmann::json finals = nlohmann::json::array();
-    for (std::size_t f = 0; f < finalists.size(); ++f) {
-      const bool same = std::find(choice.indistinguishable.begin(), choice.indistinguishable.end(), f) !=
-                        choice.indistinguishable.end();
-      const bool not_worse = std::find(choice.not_shown_worse.begin(), choice.not_shown_worse.end(), f) !=
-                             choice.not_shown_worse.end();
-      const bool no_evidence =
-          std::find(choice.no_evidence.begin(), choice.no_evidence.end(), f) != choice.no_evidence.end();
-      std::cout << "    " << (same ? "= " : not_worse ? "~ " : no_evidence ? "? " : "  ")
-                << describe(finalists[f], choice.ratio_to_best[f])
-                << (finalists[f].excluded ? " EXCLUDED: " + *finalists[f].excluded : "") << "\n";
-      nlohmann::json entry = candidate_json(finalists[f], id_of_finalist(f));
-      entry["ratio_to_best"] = ratio_json(choice.ratio_to_best[f]);
-      entry["indistinguishable"] = same;
-      entry["not_shown_worse"] = not_worse;
-      entry["no_evidence"] = no_evidence;
-      finals.push_back(std::move(entry));
-    }
-    const bool too_noisy = choice.ci_half_width && *choice.ci_half_width * 100 > tune::kNoisyCiFraction * threshold;
-    if (too_noisy) {
-      char note[400];
-      std::snprintf(note, sizeof(note),
-                    "  note: the final's 90%% CIs are +-%.1f%% wide (median), over half the %g%% threshold: at this "
-                    "noise the rule seldom shows a smaller setting equivalent to the best; the answer is the "
-                    "smallest not shown worse (docs/tuning.md); rerun when the machine is quieter\n",
-                    *choice.ci_half_width * 100, threshold);
-      std::cout << note;
-    }
-    nlohmann::json excluded = nlohmann::json::array();
-    for (const auto& t : trials) {
-      if (auto why = exclusion_reason(t.spec, t.runs)) {
-        std::cout << "  excluded: " << sweep::point_id(t.spec) << ": " << *why << "\n";
-        excluded.push_back({{"id", sweep::point_id(t.spec)}, {"reason", *why}});
-      }
-    }
-
-    // The rules of thumb: from the final when they were finalists, else from the screening
-    // (a point estimate against the screening's best, without a CI).
-    const std::vector<tune::Candidate> all_screened = screened();
-    double screen_best_level = 0;
-    for (const auto& c : all_screened) {
-      if (!c.excluded) screen_best_level = std::max(screen_best_level, geometric_mean(c.throughput_by_round));
-    }
-    nlohmann::json rules = nlohmann::json::array();
-    std::cout << "  rules of thumb (concurrency N):\n";
-    for (const char* rule : {"N", "2N", "2N+2"}) {
-      const unsigned pool_value = spec_of(rule).resolve(n);
-      for (std::size_t i = 0; i < trials.size(); ++i) {
-        const auto& spec = trials[i].spec;
-        const unsigned c_value = spec.concurrency_value == 0 ? n : spec.concurrency_value;
-        if (c_value != n || spec.pool_value != pool_value || trials[i].runs.empty()) continue;
-        nlohmann::json entry = {{"rule", std::string("pool ") + rule}};
-        const auto f = std::find(finalist_trials.begin(), finalist_trials.end(), i);
-        char line[240];
-        if (f != finalist_trials.end()) {
-          const std::size_t k = static_cast<std::size_t>(f - finalist_trials.begin());
-          const tune::RatioCi& r = choice.ratio_to_best[k];
-          std::snprintf(line, sizeof(line), "    pool %-5s (%u): %.3fx the best [90%% CI %.3f..%.3f] (final)\n", rule,
-                        pool_value, r.estimate, r.low, r.high);
-          entry["point"] = candidate_json(finalists[k], sweep::point_id(spec));
-          entry["ratio_to_best"] = r.estimate;
-          entry["ratio_ci90"] = ratio_json(r);
-          entry["measured_in"] = "final";
-        } else {
-          const tune::Candidate& c = all_screened[i];
-          const double ratio = screen_best_level > 0 ? geometric_mean(c.throughput_by_round) / screen_best_level : 0;
-          std::snprintf(line, sizeof(line), "    pool %-5s (%u): %.2fx the best (screening, no CI)\n", rule,
-                        pool_value, ratio);
-          entry["point"] = candidate_json(c, sweep::point_id(spec));
-          entry["ratio_to_best"] = ratio;
-          entry["ratio_ci90"] = nullptr;
-          entry["measured_in"] = "screening";
-        }
-        std::cout << line;
-        rules.push_back(std::move(entry));
-        break;
-      }
-    }
-    const unsigned estimate = tune::queueing_estimate(n, b);
-    std::cout << "  queueing estimate N/(1-b) = " << estimate << " threads\n";
-
-    if (!flags.json.empty()) {
-      nlohmann::json points = nlohmann::json::array();
-      nlohmann::json evidence = nlohmann::json::array();
-      for (const auto& t : trials) {
-        if (t.runs.empty()) continue;
-        nlohmann::json point = run::point_to_json(t.spec, t.runs);
-        point["id"] = sweep::point_id(t.spec);
-        evidence.push_back(point["id"]);
-        points.push_back(std::move(point));
-      }
-      nlohmann::json sweep_block = sweep::grid_to_json(grid);
-      sweep_block["mode"] = "tune";
-      sweep_block["complete"] = !interrupted;
-      nlohmann::json doc = run::results_document(sweep_block, points);
-      nlohmann::json recommendation = candidate_json(rec, id_of_finalist(choice.recommended));
-      recommendation["ratio_to_best"] = ratio_json(choice.ratio_to_best[choice.recommended]);
-      recommendation["shown"] = tune::shown_text(choice.shown);
-      doc["tune"] = {
-          {"workload", grid.workloads.front()},
-          {"blocking", b},
-          {"blocking_kind", grid.blocking_kind},
-          {"work_us", grid.work_us},
-          {"threshold_pct", threshold},
-          {"rule",
-           {{"text", "the smallest pool, then the smallest concurrency, not shown worse than the best by more than "
-                     "the threshold: its final-phase throughput ratio to the best (Hodges-Lehmann over the "
-                     "interleaved rounds' paired log ratios) has a 90% CI (Wilcoxon signed-rank) whose upper end "
-                     "reaches 1 - threshold; recommendation.shown says whether the whole CI is above it "
-                     "(shown_within), it is the best (every smaller finalist shown worse), or only not_shown_worse; "
-                     "no_evidence: it is the best, and a smaller finalist had no CI (fewer than 5 rounds, an "
-                     "interrupted final), so nothing was shown about that one"},
-            {"confidence", tune::kEquivalenceConfidence},
-            {"screening_rounds", screen_rounds},
-            {"final_rounds", rounds},
-            {"final_rounds_min", final_rounds},
-            {"final_rounds_max", max_final_rounds},
-            {"final_rounds_capped", rounds_capped},
-            {"final_stages", stages},
-            {"shown_worse_in_earlier_stages", final_stages.shown_worse_in_earlier_stages},
-            {"paired_log_sd", paired_sd},
-            {"max_finalists", max_finalists},
-            {"ci90_half_width_median",
-             choice.ci_half_width && std::isfinite(*choice.ci_half_width) ? nlohmann::json(*choice.ci_half_width)
-                                                                          : nlohmann::json(nullptr)},
-            {"too_noisy", too_noisy}}},
-          {"recommendation", recommendation},
-          {"best", candidate_json(best, id_of_finalist(choice.best))},
-          {"indistinguishable", nlohmann::json::array()},
-          {"not_shown_worse", nlohmann::json::array()},
-          {"finalists", finals},
-          {"excluded", excluded},
-          {"rules_of_thumb", rules},
-          {"queueing_estimate", {{"formula", "N/(1-b)"}, {"value", estimate}}},
-          {"evidence", evidence},
-      };
-      for (std::size_t f : choice.indistinguishable) doc["tune"]["indistinguishable"].push_back(id_of_finalist(f));
-      for (std::size_t f : choice.not_shown_worse) doc["tune"]["not_shown_worse"].push_back(id_of_finalist(f));
-      report::write_json_atomically(flags.json, doc);
-      std::cout << "  evidence: " << measured << " settings in " << flags.json << "\n";
-    }
-    return interrupted ? kExitInterrupted : kExitOk;
-  };
+  auto options = std::make_shared<TuneOptions>();
+  add_tune_options(*command, *options);
+  return [options]() { return tune_command(*options); };
 }
 
 }  // namespace iocpbench::cli

@@ -5,6 +5,8 @@
 #include <fstream>
 
 #include "cli/commands.hpp"
+#include "cli/option_help.hpp"
+#include "report/json_file.hpp"
 #include "run/working_set.hpp"
 #include "sweep/completion_path_compat.hpp"
 
@@ -18,6 +20,14 @@ std::uint32_t parse_working_set_flag(const std::string& text) {
   return kib;
 }
 
+report::FileLock lock_output_file(const std::string& path, const char* flag) {
+  if (auto problem = report::output_path_problem(path)) throw BadInput{flag, *problem};
+  std::string busy;
+  report::FileLock held = report::lock_results_file(path, busy);
+  if (!held.held()) throw BadInput{flag, busy};
+  return held;
+}
+
 bool SweepFlags::any_grid_flag_given() const {
   for (const auto* option : grid_options) {
     if (option->count() > 0) return true;
@@ -25,34 +35,70 @@ bool SweepFlags::any_grid_flag_given() const {
   return false;
 }
 
+namespace {
+
+// A list as --help shows it: "0,N,2N", "0,0.25,0.5,0.75".
+template <typename T, typename Text>
+std::string list_text(const std::vector<T>& items, Text text) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ",") + text(item);
+  return out;
+}
+
+}  // namespace
+
 void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
-  auto add = [&](const char* name, std::string& target, const char* help) {
-    f.grid_options.push_back(command.add_option(name, target, help));
+  // The defaults shown are the grid's own (sweep/grid.hpp); tune shows its own where they differ
+  // (cmd_tune.cpp) and takes one workload and one blocking ratio, both required.
+  const sweep::Grid grid = sweep::default_grid();
+  auto add = [&](const char* name, std::string& target, const std::string& help, const std::string& type,
+                 const std::string& default_text) {
+    f.grid_options.push_back(add_text_option(command, name, target, help, type, default_text));
   };
-  add("--workload", f.workload, for_tune ? "post | file | socket" : "workloads, comma-separated: post,file,socket (default all three)");
-  add("--port", f.port, "port backends, comma-separated: emulated, win32, condvar, asio, emulated-fifo-wakeup, emulated-no-cap, emulated-no-block-release (default: win32 on Windows, emulated elsewhere)");
-  add("--dispatch", f.dispatch, for_tune ? "shared (one port) or per-thread (each worker its own port, concurrency 1) (default shared)" : "dispatch models, comma-separated: shared (one port), per-thread (each worker its own port, concurrency 1) (default shared)");
-  if (!for_tune) {
-    add("--concurrency", f.concurrency, "concurrency values (default 0,N,2N; 0 = port default)");
-    add("--pool", f.pool,
-        "pool sizes (default N,2N,2N+2); 'auto' or auto:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]] "
-        "is Richter's self-sizing pool (default auto:N:4N:75:90:100)");
+  const auto spec_text = [](const auto& spec) { return spec.text; };
+  const auto name = [](auto kind) { return std::string(to_string(kind)); };
+  if (for_tune) {
+    add("--workload", f.workload, "post | file | socket (required)", "TEXT", "");
+  } else {
+    add("--workload", f.workload, "workloads, comma-separated: post,file,socket", "TEXT,...",
+        list_text(grid.workloads, name));
   }
-  add("--blocking", f.blocking, for_tune ? "the blocking ratio b in [0,1)" : "blocking ratios in [0,1) (default 0,0.25,0.5,0.75)");
-  add("--blocking-kind", f.blocking_kind, "sleep (timer) or io (synchronous direct reads) (default sleep)");
-  add("--work-us", f.work_us, "CPU work per completion, microseconds (default 20)");
-  add("--working-set-kib", f.working_set_kib, kWorkingSetHelp);
-  add("--duration", f.duration, "measured seconds per run");
-  add("--warmup", f.warmup, "warm-up seconds per run");
-  add("--repetitions", f.repetitions, "runs per point (default 5)");
-  add("--seed", f.seed, "seed of the run order (default 1)");
+  add("--port", f.port, for_tune ? "port backend: emulated, win32, condvar, asio, emulated-fifo-wakeup, emulated-no-cap, emulated-no-block-release" : "port backends, comma-separated: emulated, win32, condvar, asio, emulated-fifo-wakeup, emulated-no-cap, emulated-no-block-release",
+      for_tune ? "TEXT" : "TEXT,...", std::string(port::to_string(grid.ports.front())));
+  add("--dispatch", f.dispatch,
+      for_tune ? "shared (one port) or per-thread (each worker its own port, concurrency 1)"
+               : "dispatch models, comma-separated: shared (one port), per-thread (each worker its own port, concurrency 1)",
+      for_tune ? "TEXT" : "TEXT,...", list_text(grid.dispatch, name));
   if (!for_tune) {
-    add("--target-ci", f.target_ci, "add repetitions until each point's throughput 95% CI half-width is under PCT percent");
-    add("--max-repetitions", f.max_repetitions, "cap for --target-ci (default 15)");
-    add("--grid", f.grid_file, "a JSON file with the grid (keys as in a results file's sweep block)");
+    add("--concurrency", f.concurrency, "concurrency values (0 = port default)", "COUNT,...",
+        list_text(grid.concurrency, spec_text));
+    add("--pool", f.pool,
+        "pool sizes; 'auto' or auto:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]] is Richter's self-sizing pool "
+        "(default auto:N:4N:75:90:100)",
+        "POOL,...", list_text(grid.pool, spec_text));
+  }
+  if (for_tune) {
+    add("--blocking", f.blocking, "the blocking ratio b in [0,1) (required)", "FLOAT", "");
+  } else {
+    add("--blocking", f.blocking, "blocking ratios in [0,1)", "FLOAT,...", list_text(grid.blocking, number_text));
+  }
+  add("--blocking-kind", f.blocking_kind, "sleep (timer) or io (synchronous direct reads)", "TEXT",
+      to_string(grid.blocking_kind));
+  add("--work-us", f.work_us, "CPU work per completion, microseconds", "FLOAT", number_text(grid.work_us));
+  add("--working-set-kib", f.working_set_kib, kWorkingSetHelp, "INT", std::to_string(grid.working_set_kib));
+  add("--duration", f.duration, "measured seconds per run", "FLOAT", number_text(grid.duration_s));
+  add("--warmup", f.warmup, "warm-up seconds per run", "FLOAT", number_text(grid.warmup_s));
+  add("--repetitions", f.repetitions, "runs per point", "INT", std::to_string(grid.repetitions));
+  add("--seed", f.seed, "seed of the run order", "INT", std::to_string(grid.seed));
+  if (!for_tune) {
+    add("--target-ci", f.target_ci,
+        "add repetitions until each point's throughput 95% CI half-width is under PCT percent (default: off)",
+        "FLOAT", "");
+    add("--max-repetitions", f.max_repetitions, "cap for --target-ci", "INT", std::to_string(grid.max_repetitions));
+    add("--grid", f.grid_file, "a JSON file with the grid (keys as in a results file's sweep block)", "FILE", "");
   }
   command.add_option("--json", f.json, "results file (written atomically after every run)");
-  workloads::add_workload_flags(command, f.workload_flags);
+  add_workload_flags(command, f.workload_flags);
 }
 
 double parse_number_flag(const std::string& text, const std::string& flag) {
@@ -93,7 +139,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   if (!f.concurrency.empty()) grid.concurrency = sweep::parse_count_list(f.concurrency, true, "--concurrency");
   if (!f.pool.empty()) grid.pool = sweep::parse_pool_list(f.pool, "--pool");
   if (!f.blocking.empty()) grid.blocking = sweep::parse_ratio_list(f.blocking, "--blocking");
-  if (!f.blocking_kind.empty()) grid.blocking_kind = f.blocking_kind;
+  if (!f.blocking_kind.empty()) grid.blocking_kind = sweep::parse_blocking_kind_flag(f.blocking_kind, "--blocking-kind");
   if (!f.work_us.empty()) grid.work_us = parse_number_flag(f.work_us, "--work-us");
   if (!f.working_set_kib.empty()) grid.working_set_kib = parse_working_set_flag(f.working_set_kib);
   if (!f.duration.empty()) grid.duration_s = parse_number_flag(f.duration, "--duration");
@@ -105,7 +151,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
     if (grid.target_ci_pct <= 0) throw BadInput{"--target-ci", "must be a positive percentage"};
   }
   if (!f.max_repetitions.empty()) grid.max_repetitions = parse_count_flag(f.max_repetitions, "--max-repetitions", 1);
-  const nlohmann::json given = workloads::workload_params_from_flags(f.workload_flags);
+  const nlohmann::json given = workload_params_from_flags(f.workload_flags);
   for (const auto& [key, value] : given.items()) grid.workload_params[key] = value;
   if (record_path) sweep::record_completion_path(grid);  // the results file says which path its I/O used
   return grid;

@@ -8,7 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include "sweep/grid.hpp"
-#include "workloads/params.hpp"
+#include "cli/workload_flags.hpp"
+#include "report/file_lock.hpp"
 
 namespace iocpbench::cli {
 
@@ -16,7 +17,7 @@ struct SweepFlags {
   std::string workload, port, concurrency, pool, blocking, blocking_kind, work_us, duration,
       warmup, repetitions, seed, json, grid_file, target_ci, max_repetitions, dispatch,
       working_set_kib;
-  workloads::WorkloadFlags workload_flags;
+  WorkloadFlags workload_flags;
   std::vector<CLI::Option*> grid_options;  // to tell whether any was given
 
   bool any_grid_flag_given() const;
@@ -37,7 +38,12 @@ unsigned parse_count_flag(const std::string& text, const std::string& flag, unsi
 // --working-set-kib (run, sweep, tune): KiB per worker thread, 0 to 1 GiB.
 inline constexpr const char* kWorkingSetHelp =
     "KiB of each worker thread's own buffer, one write per 64-byte line on every packet (so a "
-    "port's wake-up order shows in the caches; 0: none) (default 0)";
+    "port's wake-up order shows in the caches; 0: none)";
 std::uint32_t parse_working_set_flag(const std::string& text);
+
+// The results file a command writes (--json, or --resume's file), locked until the lock is
+// dropped: BadInput naming `flag` when the path cannot be written or another iocpbench process
+// writes it.
+report::FileLock lock_output_file(const std::string& path, const char* flag);
 
 }  // namespace iocpbench::cli

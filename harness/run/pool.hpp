@@ -27,6 +27,7 @@
 #include "metrics/histogram.hpp"
 #include "metrics/thread_sched.hpp"
 #include "metrics/usage.hpp"
+#include "core/kinds.hpp"
 #include "port/completion_port.hpp"
 #include "run/block_control.hpp"
 #include "run/cpu_work.hpp"
@@ -37,7 +38,7 @@
 
 namespace iocpbench::run {
 
-enum class BlockingKind { sleep, io };
+using BlockingKind = iocpbench::BlockingKind;  // core/kinds.hpp
 
 struct HandlerSpec {
   double work_us = 0;

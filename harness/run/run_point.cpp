@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "metrics/clock.hpp"
 #include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
@@ -31,7 +31,6 @@
 namespace iocpbench::run {
 namespace {
 
-using cli::BadInput;
 using Clock = std::chrono::steady_clock;
 
 constexpr unsigned kBlockingFileMib = 256;  // the file workload's default file, shared
@@ -80,7 +79,7 @@ void record_blocking(RunResult& result, const HandlerSpec& handler, const Handle
   if (!why.empty() && target_us >= 0.9 * 10 * handler.block_us()) {
     hint = "the blocks reached their cap (10 x the nominal " + fixed(handler.block_us(), 1) +
            " us): each longer block brought as much CPU of its own (a read's), so this ratio is "
-           "out of reach of " + std::string(handler.kind == BlockingKind::io ? "io" : "sleep") +
+           "out of reach of " + std::string(to_string(handler.kind)) +
            " blocks here";
     why += "; " + hint;
   }
@@ -165,7 +164,7 @@ void validate_point(const PointSpec& spec) {
                                    ") is larger than the maximum (" +
                                    std::to_string(spec.pool.resolve(n)) + ") on this machine"};
     }
-    if (spec.dispatch != "shared") {
+    if (spec.dispatch != Dispatch::shared) {
       throw BadInput{"--pool", "auto (a self-sizing pool) needs --dispatch shared"};
     }
   }
@@ -173,9 +172,6 @@ void validate_point(const PointSpec& spec) {
   if (spec.concurrency_value > 4096) throw BadInput{"--concurrency", "larger than 4096"};
   if (!std::isfinite(spec.blocking_ratio) || spec.blocking_ratio < 0 || spec.blocking_ratio >= 1) {
     throw BadInput{"--blocking", "must be in [0, 1)"};
-  }
-  if (spec.blocking_kind != "sleep" && spec.blocking_kind != "io") {
-    throw BadInput{"--blocking-kind", "'" + spec.blocking_kind + "' is not sleep or io"};
   }
   if (!std::isfinite(spec.work_us) || spec.work_us < 0) {
     throw BadInput{"--work-us", "must be a number of microseconds, 0 or more"};
@@ -194,44 +190,39 @@ void validate_point(const PointSpec& spec) {
     throw BadInput{"--duration", "must be a positive number of seconds"};
   }
   if (spec.duration_s > 86400) throw BadInput{"--duration", "longer than a day"};
-  if (spec.dispatch != "shared" && spec.dispatch != "per-thread") {
-    throw BadInput{"--dispatch", "'" + spec.dispatch + "' is not shared or per-thread"};
-  }
   if (!std::isfinite(spec.warmup_s) || spec.warmup_s < 0 || spec.warmup_s > 3600) {
     throw BadInput{"--warmup", "must be between 0 and 3600 seconds"};
   }
 }
 
-RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
-                    unsigned repetition) {
-  validate_point(spec);
-  const workloads::WorkloadParams params =
-      workloads::parse_workload_params(spec.workload, spec.workload_params);
+namespace {
 
-  RunResult result;
-  result.repetition = repetition;
-  result.logical_cpus = platform::logical_cpus();
+// run_point's three parts: prepare (the handler, the calibration check, the ports), measure (the
+// pool through warm-up, window and teardown) and collect (what the workers, the workload and
+// the OS counted, into the result).
 
+// The handler the pool runs, and the file an io-blocking handler reads (kept open in `file`).
+HandlerSpec prepare_handler(const PointSpec& spec, FileCloser& file) {
   HandlerSpec handler;
   handler.work_us = spec.work_us;
   handler.blocking_ratio = spec.blocking_ratio;
-  handler.kind = spec.blocking_kind == "io" ? BlockingKind::io : BlockingKind::sleep;
+  handler.kind = spec.blocking_kind;
   handler.metrics = spec.metrics;
   handler.working_set_kib = spec.working_set_kib;
-  FileCloser blocking_file;
   if (handler.kind == BlockingKind::io && handler.block_us() > 0) {
     const auto data = workloads::ensure_data_file(workloads::default_data_file(kBlockingFileMib),
                                                   std::uint64_t{kBlockingFileMib} << 20, true);
     std::string error;
-    blocking_file.fd = open_direct_for_reads(data.path, error);
-    if (blocking_file.fd < 0) {
-      throw BadInput{"--blocking-kind", "io needs direct reads of " + error};
-    }
-    handler.io_fd = blocking_file.fd;
+    file.fd = open_direct_for_reads(data.path, error);
+    if (file.fd < 0) throw BadInput{"--blocking-kind", "io needs direct reads of " + error};
+    handler.io_fd = file.fd;
     handler.io_file_bytes = data.bytes;
   }
+  return handler;
+}
 
-  // The calibration check, on this thread before anything else runs.
+// The calibration check, on this thread before anything else runs.
+void check_calibration(const PointSpec& spec, const HandlerSpec& handler, RunResult& result) {
   const CpuWork work(spec.work_us);
   const unsigned check_reps =
       spec.work_us > 0 ? static_cast<unsigned>(std::clamp(20000.0 / spec.work_us, 10.0, 1000.0))
@@ -242,26 +233,21 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   if (handler.blocks() && handler.kind == BlockingKind::sleep) {
     result.work_calibration["sleep_overshoot_us"] = sleep_overshoot_estimate_ns() / 1e3;
   }
-  result.work_calibration["blocking_kind"] = spec.blocking_kind;
+  result.work_calibration["blocking_kind"] = to_string(spec.blocking_kind);
+}
 
-  // The per-thread-port model: one port per worker, concurrency 1 each; `port` is the first.
-  const bool per_thread_ports = spec.dispatch == "per-thread";
-  std::vector<std::unique_ptr<port::CompletionPort>> owned_ports;
-  std::vector<port::CompletionPort*> ports;
-  for (unsigned i = 0; i < (per_thread_ports ? spec.pool_value : 1u); ++i) {
-    owned_ports.push_back(port::make_port(
-        spec.port, {.concurrency = per_thread_ports ? 1u : spec.concurrency_value}));
-    if (!owned_ports.back()) throw BadInput{"--port", "backend not available"};
-    ports.push_back(owned_ports.back().get());
-  }
-  std::unique_ptr<port::CompletionPort>& port = owned_ports.front();
-  result.effective_concurrency = port->concurrency();
+// The point's ports: one, or under per-thread dispatch one per worker with concurrency 1 each
+// (the first is `front()`).
+struct PointPorts {
+  std::vector<std::unique_ptr<port::CompletionPort>> owned;
+  std::vector<port::CompletionPort*> all;
+
   // Summed over the ports (per port: max_active, at most 1 per port outside the resume
   // window, and max_depth, the worst port's, are maxima).
-  auto all_counters = [&ports] {
-    port::PortCounters sum = ports.front()->counters();
-    for (std::size_t i = 1; i < ports.size(); ++i) {
-      const port::PortCounters c = ports[i]->counters();
+  port::PortCounters counters() const {
+    port::PortCounters sum = all.front()->counters();
+    for (std::size_t i = 1; i < all.size(); ++i) {
+      const port::PortCounters c = all[i]->counters();
       sum.handoffs += c.handoffs;
       sum.queued += c.queued;
       sum.over_limit_ns += c.over_limit_ns;
@@ -269,130 +255,158 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
       sum.max_depth = std::max(sum.max_depth, c.max_depth);
     }
     return sum;
-  };
+  }
+};
 
-  metrics::RoleRegistry roles;
-  std::atomic<int> phase{workloads::kWarmup};
-  std::unique_ptr<workloads::Workload> workload = workloads::make_workload(params);
-  if (spec.wrap_workload) workload = spec.wrap_workload(std::move(workload));
-  workloads::RunEnv env{port.get(), &roles, &phase, spec.pool_value,
-                        per_thread_ports ? ports : std::vector<port::CompletionPort*>{},
-                        spec.metrics};
-  workload->open(env);
+PointPorts make_ports(const PointSpec& spec, bool per_thread_ports) {
+  PointPorts ports;
+  for (unsigned i = 0; i < (per_thread_ports ? spec.pool_value : 1u); ++i) {
+    ports.owned.push_back(port::make_port(
+        spec.port, {.concurrency = per_thread_ports ? 1u : spec.concurrency_value}));
+    if (!ports.owned.back()) throw BadInput{"--port", "backend not available"};
+    ports.all.push_back(ports.owned.back().get());
+  }
+  return ports;
+}
 
+// The samples at the measured window's edges.
+struct Window {
   metrics::Usage u0, u1;
   metrics::RoleRegistry::Snapshot r0, r1;
   port::PortCounters c0, c1;
   std::uint64_t t0 = 0, t1 = 0;
-  {
-    ProgressBoard board(spec.pool_value);
-    std::optional<PoolSizing> sizing;
-    if (const auto& a = spec.pool.autosize) {
-      sizing = PoolSizing{spec.pool.resolve_min(result.logical_cpus), spec.pool_value,
-                          a->grow_below_cpu_pct, a->shrink_above_cpu_pct, a->idle_timeout_ms};
-    }
-    Pool pool(ports, *workload, handler, spec.pool_value, roles, phase, sizing);
-    pool.set_progress_board(&board);
-    PhaseGuard guard{phase};
-    pool.start();
-    workload->start();
-    Watchdog watchdog(
-        watchdog_limit_s(spec.work_us, handler.block_us(), spec.watchdog_s),
-        [&board] { return board.packets(); },
-        [&](double) { return stall_report(board, ports, *workload); });
-    const std::atomic<bool>& stalled = watchdog.fired_flag();
+};
 
-    bool complete = sleep_until(Clock::now() + seconds(spec.warmup_s), stop_requested, stalled);
-    phase.store(workloads::kMeasuring, std::memory_order_seq_cst);
-    t0 = metrics::now_ns();
-    pool.mark_window(t0);  // closes the warm-up's span of the pool's size
-    u0 = metrics::process_usage();
-    r0 = roles.sample();
-    c0 = all_counters();
-    if (complete) {
-      complete = sleep_until(Clock::now() + seconds(spec.duration_s), stop_requested, stalled);
-    }
-    watchdog.teardown();  // from here on, a bound on the teardown instead of on progress
-    phase.store(workloads::kStopping, std::memory_order_seq_cst);
-    t1 = metrics::now_ns();
-    const PoolWindowSummary pool_window = pool.mark_window(t1);
-    u1 = metrics::process_usage();
-    r1 = roles.sample();
-    c1 = all_counters();
-    result.interrupted = !complete;
+// What the workers measured, summed over the pool.
+struct WorkerTotals {
+  metrics::Histogram latency, queue_delay;
+  HandlerTimes handler_times;
+  std::uint64_t worker_errors = 0, block_errors = 0, remove_failures = 0;
+  std::vector<std::uint64_t> per_thread;  // completions per worker
+};
 
-    result.drained = workload->drain(Clock::now() + std::chrono::seconds(5));
-    pool.stop();
-    if (sizing) result.pool_sizing = pool_sizing_json(*sizing, pool.timeline(), pool_window, t0);
-    for (auto* p : ports) result.left_in_port += p->depth().value_or(0);
-
-    // Everything the workers measured.
-    metrics::Histogram latency, queue_delay;
-    HandlerTimes handler_times;
-    std::uint64_t worker_errors = 0, block_errors = 0, remove_failures = 0;
-    std::vector<std::uint64_t> per_thread;
-    for (const WorkerStats& w : pool.stats()) {
-      latency.merge(w.latency);
-      queue_delay.merge(w.queue_delay);
-      result.ops += w.completions;
-      result.bytes += w.bytes;
-      handler_times += w.handler;
-      result.block_reads += w.block_reads;
-      worker_errors += w.errors;
-      block_errors += w.block_read_errors;
-      remove_failures += w.remove_failures;
-      result.completions_handled_total += w.handled_total;
-      result.packets_handled_total += w.packets_total;
-      result.stop_packets_taken += w.stop_packets;
-      per_thread.push_back(w.completions);
-    }
-    workload->close();
-    for (auto* p : ports) p->close();
-    watchdog.disarm();
-    // A stalled run is not a result: one line naming the stuck part (exit 1; a sweep records
-    // it as a failed run).
-    if (watchdog.fired()) throw std::runtime_error(watchdog.message());
-
-    result.seconds = static_cast<double>(t1 - t0) / 1e9;
-    if (const metrics::Histogram* own = workload->own_latency()) {
-      result.latency = metrics::percentiles_us(*own);
-      result.latency_source = "load generator round trip (send -> whole echo received)";
-    } else {
-      result.latency = metrics::percentiles_us(latency);
-      result.latency_source =
-          spec.workload == "post" ? "post -> handler done" : "I/O submitted -> handler done";
-    }
-    result.queue_delay = metrics::percentiles_us(queue_delay);
-    std::sort(per_thread.begin(), per_thread.end(), std::greater<>());
-    for (std::uint64_t n : per_thread) {
-      result.thread_shares.push_back(
-          result.ops == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(result.ops));
-    }
-    record_blocking(result, handler, handler_times);
-    result.handler_blocks = spec.blocking_kind == "io" ? result.block_reads : handler_times.handlers;
-
-    const std::uint64_t workload_errors = workload->errors();
-    result.errors =
-        worker_errors + block_errors + remove_failures + workload_errors + (result.drained ? 0 : 1);
-    result.error_detail = {{"completions_failed", worker_errors},
-                           {"blocking_reads_failed", block_errors},
-                           {"remove_failures", remove_failures},
-                           {"workload", workload_errors},
-                           {"drain_timed_out", !result.drained}};
-    result.workload_stats = workload->stats(result.seconds);
-    if (per_thread_ports) {  // the workers' own rings: their waits are the model's port sleeps
-      const auto& source = result.workload_stats.value("completion_source", nlohmann::json::object());
-      result.own_ring_waits = source.value("parks", std::uint64_t{0});
-    }
-    result.packets_posted_total = workload->packets_posted();
+WorkerTotals collect_workers(const std::vector<WorkerStats>& stats, RunResult& result) {
+  WorkerTotals t;
+  for (const WorkerStats& w : stats) {
+    t.latency.merge(w.latency);
+    t.queue_delay.merge(w.queue_delay);
+    result.ops += w.completions;
+    result.bytes += w.bytes;
+    t.handler_times += w.handler;
+    result.block_reads += w.block_reads;
+    t.worker_errors += w.errors;
+    t.block_errors += w.block_read_errors;
+    t.remove_failures += w.remove_failures;
+    result.completions_handled_total += w.handled_total;
+    result.packets_handled_total += w.packets_total;
+    result.stop_packets_taken += w.stop_packets;
+    t.per_thread.push_back(w.completions);
   }
+  return t;
+}
 
-  result.process = u1 - u0;
+// Latency, shares, blocking and errors from the workers' totals and the workload.
+void collect_run(const PointSpec& spec, const HandlerSpec& handler, const workloads::Workload& workload,
+                 WorkerTotals& t, const Window& window, RunResult& result) {
+  result.seconds = static_cast<double>(window.t1 - window.t0) / 1e9;
+  if (const metrics::Histogram* own = workload.own_latency()) {
+    result.latency = metrics::percentiles_us(*own);
+    result.latency_source = "load generator round trip (send -> whole echo received)";
+  } else {
+    result.latency = metrics::percentiles_us(t.latency);
+    result.latency_source =
+        spec.workload == WorkloadKind::post ? "post -> handler done" : "I/O submitted -> handler done";
+  }
+  result.queue_delay = metrics::percentiles_us(t.queue_delay);
+  std::sort(t.per_thread.begin(), t.per_thread.end(), std::greater<>());
+  for (std::uint64_t n : t.per_thread) {
+    result.thread_shares.push_back(
+        result.ops == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(result.ops));
+  }
+  record_blocking(result, handler, t.handler_times);
+  result.handler_blocks = spec.blocking_kind == BlockingKind::io ? result.block_reads : t.handler_times.handlers;
+
+  const std::uint64_t workload_errors = workload.errors();
+  result.errors = t.worker_errors + t.block_errors + t.remove_failures + workload_errors +
+                  (result.drained ? 0 : 1);
+  result.error_detail = {{"completions_failed", t.worker_errors},
+                         {"blocking_reads_failed", t.block_errors},
+                         {"remove_failures", t.remove_failures},
+                         {"workload", workload_errors},
+                         {"drain_timed_out", !result.drained}};
+  result.workload_stats = workload.stats(result.seconds);
+  if (spec.dispatch == Dispatch::per_thread) {  // the workers' own rings: their waits are the model's port sleeps
+    const auto& source = result.workload_stats.value("completion_source", nlohmann::json::object());
+    result.own_ring_waits = source.value("parks", std::uint64_t{0});
+  }
+  result.packets_posted_total = workload.packets_posted();
+}
+
+// The pool over the workload: warm-up, the measured window, teardown under the watchdog; the
+// run's collected results into `result`, the window's edge samples returned.
+Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPorts& ports,
+               workloads::Workload& workload, metrics::RoleRegistry& roles, std::atomic<int>& phase,
+               const std::atomic<bool>* stop_requested, RunResult& result) {
+  Window w;
+  ProgressBoard board(spec.pool_value);
+  std::optional<PoolSizing> sizing;
+  if (const auto& a = spec.pool.autosize) {
+    sizing = PoolSizing{spec.pool.resolve_min(result.logical_cpus), spec.pool_value,
+                        a->grow_below_cpu_pct, a->shrink_above_cpu_pct, a->idle_timeout_ms};
+  }
+  Pool pool(ports.all, workload, handler, spec.pool_value, roles, phase, sizing);
+  pool.set_progress_board(&board);
+  PhaseGuard guard{phase};
+  pool.start();
+  workload.start();
+  Watchdog watchdog(
+      watchdog_limit_s(spec.work_us, handler.block_us(), spec.watchdog_s),
+      [&board] { return board.packets(); },
+      [&](double) { return stall_report(board, ports.all, workload); });
+  const std::atomic<bool>& stalled = watchdog.fired_flag();
+
+  bool complete = sleep_until(Clock::now() + seconds(spec.warmup_s), stop_requested, stalled);
+  phase.store(workloads::kMeasuring, std::memory_order_seq_cst);
+  w.t0 = metrics::now_ns();
+  pool.mark_window(w.t0);  // closes the warm-up's span of the pool's size
+  w.u0 = metrics::process_usage();
+  w.r0 = roles.sample();
+  w.c0 = ports.counters();
+  if (complete) {
+    complete = sleep_until(Clock::now() + seconds(spec.duration_s), stop_requested, stalled);
+  }
+  watchdog.teardown();  // from here on, a bound on the teardown instead of on progress
+  phase.store(workloads::kStopping, std::memory_order_seq_cst);
+  w.t1 = metrics::now_ns();
+  const PoolWindowSummary pool_window = pool.mark_window(w.t1);
+  w.u1 = metrics::process_usage();
+  w.r1 = roles.sample();
+  w.c1 = ports.counters();
+  result.interrupted = !complete;
+
+  result.drained = workload.drain(Clock::now() + std::chrono::seconds(5));
+  pool.stop();
+  if (sizing) result.pool_sizing = pool_sizing_json(*sizing, pool.timeline(), pool_window, w.t0);
+  for (auto* p : ports.all) result.left_in_port += p->depth().value_or(0);
+  WorkerTotals totals = collect_workers(pool.stats(), result);
+  workload.close();
+  for (auto* p : ports.all) p->close();
+  watchdog.disarm();
+  // A stalled run is not a result: one line naming the stuck part (exit 1; a sweep records
+  // it as a failed run).
+  if (watchdog.fired()) throw std::runtime_error(watchdog.message());
+  collect_run(spec, handler, workload, totals, w, result);
+  return w;
+}
+
+// The process's and the port's counts over the window, and the rates derived from them.
+void collect_window(const Window& w, RunResult& result) {
+  result.process = w.u1 - w.u0;
   for (int role = 0; role < metrics::kRoles; ++role) {
-    result.by_role[role] = r1.by_role[role] - r0.by_role[role];
-    result.role_threads[role] = r1.threads[role];
+    result.by_role[role] = w.r1.by_role[role] - w.r0.by_role[role];
+    result.role_threads[role] = w.r1.threads[role];
   }
-  result.unsampled_threads = r0.unsampled + r1.unsampled;
+  result.unsampled_threads = w.r0.unsampled + w.r1.unsampled;
   const double secs = result.seconds > 0 ? result.seconds : 1e-9;
   result.throughput_ops_per_s = static_cast<double>(result.ops) / secs;
   result.bytes_per_s = static_cast<double>(result.bytes) / secs;
@@ -402,13 +416,44 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
       result.ops == 0 ? 0.0 : switches * 1000.0 / static_cast<double>(result.ops);
   // Little's law: mean operations in flight = throughput x mean end-to-end time.
   result.achieved_outstanding = result.throughput_ops_per_s * result.latency.mean / 1e6;
-  result.port_counters.available = c1.available;
-  result.port_counters.handoffs = c1.handoffs - c0.handoffs;
-  result.port_counters.queued = c1.queued - c0.queued;
+  result.port_counters.available = w.c1.available;
+  result.port_counters.handoffs = w.c1.handoffs - w.c0.handoffs;
+  result.port_counters.queued = w.c1.queued - w.c0.queued;
   result.port_counters.over_limit_s =
-      static_cast<double>(c1.over_limit_ns - c0.over_limit_ns) / 1e9;
-  result.port_counters.max_active = c1.max_active;
-  result.port_counters.max_depth = c1.max_depth;
+      static_cast<double>(w.c1.over_limit_ns - w.c0.over_limit_ns) / 1e9;
+  result.port_counters.max_active = w.c1.max_active;
+  result.port_counters.max_depth = w.c1.max_depth;
+}
+
+}  // namespace
+
+RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
+                    unsigned repetition) {
+  validate_point(spec);
+  const workloads::WorkloadParams params =
+      workloads::parse_workload_params(spec.workload, spec.workload_params);
+
+  RunResult result;
+  result.repetition = repetition;
+  result.logical_cpus = platform::logical_cpus();
+  FileCloser blocking_file;
+  const HandlerSpec handler = prepare_handler(spec, blocking_file);
+  check_calibration(spec, handler, result);
+  // The per-thread-port model: one port per worker, concurrency 1 each.
+  const bool per_thread_ports = spec.dispatch == Dispatch::per_thread;
+  const PointPorts ports = make_ports(spec, per_thread_ports);
+  result.effective_concurrency = ports.all.front()->concurrency();
+
+  metrics::RoleRegistry roles;
+  std::atomic<int> phase{workloads::kWarmup};
+  std::unique_ptr<workloads::Workload> workload = workloads::make_workload(params);
+  if (spec.wrap_workload) workload = spec.wrap_workload(std::move(workload));
+  workloads::RunEnv env{ports.all.front(), &roles, &phase, spec.pool_value,
+                        per_thread_ports ? ports.all : std::vector<port::CompletionPort*>{},
+                        spec.metrics};
+  workload->open(env);
+  const Window window = measure(spec, handler, ports, *workload, roles, phase, stop_requested, result);
+  collect_window(window, result);
   return result;
 }
 
@@ -546,14 +591,14 @@ nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>
   for (const auto& r : runs) run_list.push_back(run_to_json(r));
   // Summarised from the runs' JSON, as a resumed sweep summarises runs of both sessions.
   const nlohmann::json summary = sweep::summarize_runs(run_list);
-  nlohmann::json point = {{"workload", spec.workload},
+  nlohmann::json point = {{"workload", to_string(spec.workload)},
           {"workload_params", workloads::to_json(params)},
           {"port", std::string(port::to_string(spec.port))},
-          {"dispatch", spec.dispatch},
+          {"dispatch", to_string(spec.dispatch)},
           {"metrics", spec.metrics},
           {"concurrency", {{"spec", spec.concurrency.text}, {"value", spec.concurrency_value}}},
           {"pool", pool_json(spec)},
-          {"blocking", {{"ratio", spec.blocking_ratio}, {"kind", spec.blocking_kind}}},
+          {"blocking", {{"ratio", spec.blocking_ratio}, {"kind", to_string(spec.blocking_kind)}}},
           {"work_us", spec.work_us},
           {"duration_s", spec.duration_s},
           {"warmup_s", spec.warmup_s},

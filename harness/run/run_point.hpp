@@ -2,7 +2,7 @@
 // One run of one point: the library API behind `iocpbench run`, reused by `sweep` and `tune`.
 //
 //   PointSpec spec = ...;                  // workload + params, port, C, S, b, kind, work, time
-//   validate_point(spec);                  // throws cli::BadInput{flag, reason}; cheap
+//   validate_point(spec);                  // throws BadInput{flag, reason}; cheap
 //   RunResult r = run_point(spec, &stop);  // builds port + pool + workload, runs, tears down
 //   nlohmann::json run = run_to_json(r);   // one entry of points[].runs[]
 //   nlohmann::json point = point_to_json(spec, runs);  // one points[] entry with "summary"
@@ -19,6 +19,7 @@
 
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
+#include "core/kinds.hpp"
 #include "port/completion_port.hpp"
 #include "sweep/count_spec.hpp"
 #include "sweep/pool_spec.hpp"
@@ -30,7 +31,7 @@ class Workload;
 namespace iocpbench::run {
 
 struct PointSpec {
-  std::string workload = "post";                              // post | file | socket
+  WorkloadKind workload = WorkloadKind::post;
   nlohmann::json workload_params = nlohmann::json::object();  // see workloads/params.hpp
   port::Backend port = port::default_backend();
   sweep::CountSpec concurrency{"0", 0, 0};  // "0" = the port default (logical CPUs)
@@ -39,14 +40,14 @@ struct PointSpec {
   sweep::PoolSpec pool{sweep::CountSpec{"2N", 2, 0}};
   unsigned pool_value = 0;  // pool.resolve(N), at least 1 (an auto pool: its maximum)
   double blocking_ratio = 0;            // b in [0, 1)
-  std::string blocking_kind = "sleep";  // sleep | io
+  BlockingKind blocking_kind = BlockingKind::sleep;
   double work_us = 0;
   std::uint32_t working_set_kib = 0;  // per worker, touched on every packet (run/working_set.hpp)
   double duration_s = 5;
   double warmup_s = 0.5;
   // shared: one port for the pool. per-thread: DiskSpd's model, each worker its own port with
   // concurrency 1 (the concurrency axis does not apply; its spec is recorded as "1").
-  std::string dispatch = "shared";
+  Dispatch dispatch = Dispatch::shared;
   // false: no per-completion clock reads or histograms (P6: what the metrics cost).
   bool metrics = true;
   // The watchdog's stall limit in seconds (harness/run/watchdog.hpp); 0: max(5 s, 10 x the
@@ -107,13 +108,13 @@ struct RunResult {
   bool interrupted = false;
 };
 
-// Checks every field; throws cli::BadInput naming the flag (--workload, --pool, --blocking, ...).
+// Checks every field; throws BadInput naming the flag (--workload, --pool, --blocking, ...).
 void validate_point(const PointSpec& spec);
 
 // One run. `stop_requested` (may be null) ends the warm-up or the window early; the result is
 // then marked interrupted. A run that stops making progress is ended by the watchdog, which
 // throws std::runtime_error("watchdog: no completion for ...") naming the stuck part. Throws
-// cli::BadInput for values the machine refuses (e.g. O_DIRECT on a file system without it),
+// BadInput for values the machine refuses (e.g. O_DIRECT on a file system without it),
 // std::runtime_error when the run cannot be set up.
 RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
                     unsigned repetition = 0);

@@ -9,9 +9,14 @@ namespace {
 
 constexpr const char* kKey = "completion_path";
 
-bool has_io_workload(const std::vector<std::string>& workloads) {
-  return std::any_of(workloads.begin(), workloads.end(),
-                     [](const std::string& w) { return workloads::takes_completion_path(w); });
+bool has_io_workload(const std::vector<WorkloadKind>& workloads) {
+  return std::any_of(workloads.begin(), workloads.end(), workloads::takes_completion_path);
+}
+
+// A results file's workload name: file and socket take a path (an unknown name none).
+bool takes_completion_path(const std::string& name) {
+  const auto kind = parse_workload_kind(name);
+  return kind && workloads::takes_completion_path(*kind);
 }
 
 // Sets params[kKey] to `path` when absent; true when it did.
@@ -29,7 +34,8 @@ bool fill(nlohmann::json& params, const char* path) {
 std::string id_by_today_rule(std::string id, const std::string& workload,
                              const nlohmann::json& params) {
   if (const auto at = id.find("/cp="); at != std::string::npos) id.erase(at);
-  return id + completion_path_id_suffix(workload, params);
+  const auto kind = parse_workload_kind(workload);
+  return kind ? id + completion_path_id_suffix(*kind, params) : id;
 }
 
 }  // namespace
@@ -45,19 +51,17 @@ std::string upgrade_completion_path(nlohmann::json& doc) {
   bool older = false;
   if (doc.contains("sweep") && doc["sweep"].is_object()) {
     auto& sweep = doc["sweep"];
-    std::vector<std::string> names;
+    bool io = false;
     if (sweep.contains("workloads") && sweep["workloads"].is_array()) {
-      for (const auto& w : sweep["workloads"]) {
-        if (w.is_string()) names.push_back(w.get<std::string>());
-      }
+      for (const auto& w : sweep["workloads"]) io = io || (w.is_string() && takes_completion_path(w.get<std::string>()));
     }
-    if (has_io_workload(names)) older |= fill(sweep["workload_params"], legacy);
+    if (io) older |= fill(sweep["workload_params"], legacy);
   }
   if (!doc.contains("points") || !doc["points"].is_array()) return {};
   for (auto& point : doc["points"]) {
     if (!point.is_object()) continue;
     const std::string workload = point.value("workload", "");
-    if (workloads::takes_completion_path(workload)) older |= fill(point["workload_params"], legacy);
+    if (takes_completion_path(workload)) older |= fill(point["workload_params"], legacy);
     // Every point's id, post included: the sweep finds a point's runs by its id.
     if (point.contains("id") && point["id"].is_string()) {
       const nlohmann::json params = point.value("workload_params", nlohmann::json::object());

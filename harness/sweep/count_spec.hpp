@@ -19,10 +19,6 @@ struct CountSpec {
   bool is_zero() const { return multiplier == 0 && offset == 0; }
 };
 
-struct SpecError {
-  std::string reason;
-};
-
 // Parses one spec. `allow_zero` admits "0" (concurrency only). Returns the reason on failure.
 std::optional<CountSpec> parse_count_spec(std::string_view text, bool allow_zero,
                                           std::string* reason);

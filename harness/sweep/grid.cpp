@@ -5,13 +5,12 @@
 #include <cmath>
 #include <sstream>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "workloads/params.hpp"
 
 namespace iocpbench::sweep {
 namespace {
 
-using cli::BadInput;
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;
@@ -103,14 +102,13 @@ std::vector<double> parse_ratio_list(const std::string& text, const std::string&
   return out;
 }
 
-std::vector<std::string> parse_workload_list(const std::string& text, const std::string& flag) {
-  std::vector<std::string> out;
+std::vector<WorkloadKind> parse_workload_list(const std::string& text, const std::string& flag) {
+  std::vector<WorkloadKind> out;
   for (const auto& raw : split(text)) {
     const std::string item = trim(raw);
-    if (item != "post" && item != "file" && item != "socket") {
-      throw BadInput{flag, "unknown workload '" + item + "' (post, file, socket)"};
-    }
-    out.push_back(item);
+    const auto kind = parse_workload_kind(item);
+    if (!kind) throw BadInput{flag, "unknown workload '" + item + "' (" + kWorkloadNames + ")"};
+    out.push_back(*kind);
   }
   if (out.empty()) throw BadInput{flag, "empty list"};
   return out;
@@ -131,17 +129,22 @@ std::vector<port::Backend> parse_port_list(const std::string& text, const std::s
   return out;
 }
 
-std::vector<std::string> parse_dispatch_list(const std::string& text, const std::string& flag) {
-  std::vector<std::string> out;
+std::vector<Dispatch> parse_dispatch_list(const std::string& text, const std::string& flag) {
+  std::vector<Dispatch> out;
   for (const auto& raw : split(text)) {
     const std::string item = trim(raw);
-    if (item != "shared" && item != "per-thread") {
-      throw BadInput{flag, "unknown dispatch model '" + item + "' (shared, per-thread)"};
-    }
-    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+    const auto dispatch = parse_dispatch(item);
+    if (!dispatch) throw BadInput{flag, "unknown dispatch model '" + item + "' (shared, per-thread)"};
+    if (std::find(out.begin(), out.end(), *dispatch) == out.end()) out.push_back(*dispatch);
   }
   if (out.empty()) throw BadInput{flag, "empty list"};
   return out;
+}
+
+BlockingKind parse_blocking_kind_flag(const std::string& text, const std::string& flag) {
+  const auto kind = parse_blocking_kind(text);
+  if (!kind) throw BadInput{flag, "'" + text + "' is not sleep or io"};
+  return *kind;
 }
 
 std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
@@ -149,7 +152,7 @@ std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
   for (const auto& workload : grid.workloads) {
     for (const auto backend : grid.ports) {
      for (const auto& dispatch : grid.dispatch) {
-      const bool per_thread = dispatch == "per-thread";
+      const bool per_thread = dispatch == Dispatch::per_thread;
       // Per-thread ports have concurrency 1 each: one concurrency value, "1".
       const std::vector<CountSpec> one{CountSpec{"1", 0, 1}};
       for (const auto& c : per_thread ? one : grid.concurrency) {
@@ -184,17 +187,17 @@ std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
 
 std::string point_id(const run::PointSpec& point) {
   std::ostringstream id;
-  id << point.workload << '/' << port::to_string(point.port) << "/c=" << point.concurrency.text
+  id << to_string(point.workload) << '/' << port::to_string(point.port) << "/c=" << point.concurrency.text
      << "/p=" << point.pool.text << "/b=" << ratio_text(point.blocking_ratio) << '/'
-     << point.blocking_kind << "/w=" << ratio_text(point.work_us);
+     << to_string(point.blocking_kind) << "/w=" << ratio_text(point.work_us);
   // Shared-port ids stay as they were (results files from before the field resume as before).
-  if (point.dispatch != "shared") id << "/d=" << point.dispatch;
+  if (point.dispatch != Dispatch::shared) id << "/d=" << to_string(point.dispatch);
   if (point.working_set_kib > 0) id << "/ws=" << point.working_set_kib;
   id << completion_path_id_suffix(point.workload, point.workload_params);
   return id.str();
 }
 
-std::string completion_path_id_suffix(const std::string& workload,
+std::string completion_path_id_suffix(WorkloadKind workload,
                                       const nlohmann::json& workload_params) {
   // --completion-path (file, socket), only when not the default: the default's ids stay short.
   if (!workloads::takes_completion_path(workload) || !workload_params.is_object()) return {};
@@ -207,16 +210,20 @@ std::string completion_path_id_suffix(const std::string& workload,
 
 nlohmann::json grid_to_json(const Grid& grid) {
   nlohmann::json j;
-  j["workloads"] = grid.workloads;
+  j["workloads"] = nlohmann::json::array();
+  for (auto w : grid.workloads) j["workloads"].push_back(to_string(w));
   j["ports"] = nlohmann::json::array();
   for (auto b : grid.ports) j["ports"].push_back(std::string(port::to_string(b)));
   j["concurrency"] = nlohmann::json::array();
   for (const auto& c : grid.concurrency) j["concurrency"].push_back(c.text);
   j["pool"] = nlohmann::json::array();
   for (const auto& p : grid.pool) j["pool"].push_back(p.text);
-  if (grid.dispatch != std::vector<std::string>{"shared"}) j["dispatch"] = grid.dispatch;
+  if (grid.dispatch != std::vector<Dispatch>{Dispatch::shared}) {
+    j["dispatch"] = nlohmann::json::array();
+    for (auto d : grid.dispatch) j["dispatch"].push_back(to_string(d));
+  }
   j["blocking"] = grid.blocking;
-  j["blocking_kind"] = grid.blocking_kind;
+  j["blocking_kind"] = to_string(grid.blocking_kind);
   j["work_us"] = grid.work_us;
   if (grid.working_set_kib > 0) j["working_set_kib"] = grid.working_set_kib;
   j["workload_params"] = grid.workload_params;
@@ -247,7 +254,7 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
     if (j.contains("dispatch")) grid.dispatch = parse_dispatch_list(list_text("dispatch"), flag);
     if (j.contains("pool")) grid.pool = parse_pool_list(list_text("pool"), flag);
     if (j.contains("blocking")) grid.blocking = parse_ratio_list(list_text("blocking"), flag);
-    if (j.contains("blocking_kind")) grid.blocking_kind = j.at("blocking_kind").get<std::string>();
+    if (j.contains("blocking_kind")) grid.blocking_kind = parse_blocking_kind_flag(j.at("blocking_kind").get<std::string>(), "--blocking-kind");
     if (j.contains("work_us")) grid.work_us = j.at("work_us").get<double>();
     if (j.contains("working_set_kib")) grid.working_set_kib = j.at("working_set_kib").get<std::uint32_t>();
     if (j.contains("workload_params")) grid.workload_params = j.at("workload_params");

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/kinds.hpp"
 #include "port/completion_port.hpp"
 #include "run/run_point.hpp"
 #include "sweep/count_spec.hpp"
@@ -18,15 +19,15 @@
 namespace iocpbench::sweep {
 
 struct Grid {
-  std::vector<std::string> workloads{"post", "file", "socket"};
+  std::vector<WorkloadKind> workloads{WorkloadKind::post, WorkloadKind::file, WorkloadKind::socket};
   std::vector<port::Backend> ports{port::default_backend()};
-  // Dispatch models: "shared" (one port) and/or "per-thread" (each worker its own port, C = 1;
-  // the concurrency axis collapses to "1" for it).
-  std::vector<std::string> dispatch{"shared"};
+  // Dispatch models: shared (one port) and/or per-thread (each worker its own port, C = 1; the
+  // concurrency axis collapses to "1" for it).
+  std::vector<Dispatch> dispatch{Dispatch::shared};
   std::vector<CountSpec> concurrency;  // default 0, N, 2N
   std::vector<PoolSpec> pool;          // default N, 2N, 2N+2; "auto..." a self-sizing pool
   std::vector<double> blocking{0, 0.25, 0.5, 0.75};
-  std::string blocking_kind = "sleep";
+  BlockingKind blocking_kind = BlockingKind::sleep;
   std::uint32_t working_set_kib = 0;  // per worker thread, touched on every packet
   double work_us = 100;  // the smallest block of the default grid (b = 0.25: 33 us) a sleep can honour on a 2-CPU VM
   nlohmann::json workload_params = nlohmann::json::object();  // shared by the workloads
@@ -42,15 +43,17 @@ Grid default_grid();
 // A small grid of short runs for a first look: under a minute on 2 CPUs.
 Grid quick_grid();
 
-// Comma-separated lists; throw cli::BadInput naming `flag`.
+// Comma-separated lists; throw BadInput naming `flag`.
 std::vector<CountSpec> parse_count_list(const std::string& text, bool allow_zero,
                                         const std::string& flag);
 // Pool specs: counts and "auto[:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]]]".
 std::vector<PoolSpec> parse_pool_list(const std::string& text, const std::string& flag);
 std::vector<double> parse_ratio_list(const std::string& text, const std::string& flag);
-std::vector<std::string> parse_workload_list(const std::string& text, const std::string& flag);
+std::vector<WorkloadKind> parse_workload_list(const std::string& text, const std::string& flag);
 std::vector<port::Backend> parse_port_list(const std::string& text, const std::string& flag);
-std::vector<std::string> parse_dispatch_list(const std::string& text, const std::string& flag);
+std::vector<Dispatch> parse_dispatch_list(const std::string& text, const std::string& flag);
+// One blocking kind: sleep | io.
+BlockingKind parse_blocking_kind_flag(const std::string& text, const std::string& flag);
 
 // Every point of the grid on a machine with `logical_cpus` CPUs, in a stable order.
 std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus);
@@ -61,7 +64,7 @@ std::string point_id(const run::PointSpec& point);
 // workload_params name a path other than the default, else empty (the default's ids stay short;
 // post ids never name one). point_id ends with it, and --resume rewrites an older file's ids
 // with it (completion_path_compat.hpp).
-std::string completion_path_id_suffix(const std::string& workload,
+std::string completion_path_id_suffix(WorkloadKind workload,
                                       const nlohmann::json& workload_params);
 
 // The grid part of the results' `sweep` block (what --resume compares).

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "platform/platform.hpp"
 #include "port/semantics_probe.hpp"
 #include "report/json_file.hpp"
@@ -23,7 +23,6 @@
 namespace iocpbench::sweep {
 namespace {
 
-using cli::BadInput;
 
 nlohmann::json probe_block(port::Backend backend, const report::MachineInfo& machine) {
   const auto findings = port::probe_semantics(

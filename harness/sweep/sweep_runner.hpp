@@ -27,10 +27,10 @@ struct SweepOutcome {
   std::size_t failed_runs = 0;
 };
 
-// Checks the grid and every point before anything runs; throws cli::BadInput.
+// Checks the grid and every point before anything runs; throws BadInput.
 void validate_grid(const Grid& grid);
 
-// Throws cli::BadInput when `existing` was made on another machine (hostname, OS, CPU model,
+// Throws BadInput when `existing` was made on another machine (hostname, OS, CPU model,
 // logical CPUs) than `machine`, naming --resume.
 void check_same_machine(const nlohmann::json& existing, const nlohmann::json& machine);
 

@@ -21,7 +21,7 @@ TEST(WatchdogRun, FileWorkloadReportNamesTheCompletionSource) {
                    ("iocpbench-watchdog-test-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   iocpbench::run::PointSpec spec;
-  spec.workload = "file";
+  spec.workload = iocpbench::WorkloadKind::file;
   spec.workload_params = {{"file", (dir / "data.bin").string()},
                           {"file_size_mib", 4},
                           {"buffered", true},

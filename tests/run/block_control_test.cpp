@@ -137,7 +137,7 @@ TEST(ThreadSchedClock, ARealSleepIsBlockedTimeAndThePartsAddUpToTheWallTime) {
 // The post workload on one thread (C = 1, pool 1), so nothing waits for this point's own CPU.
 run::PointSpec one_thread_post(double work_us, double ratio, double duration_s) {
   run::PointSpec spec;
-  spec.workload = "post";
+  spec.workload = iocpbench::WorkloadKind::post;
   spec.workload_params = {{"posters", 1}, {"in_flight", 4}};
   spec.concurrency = {"1", 0, 1};
   spec.concurrency_value = 1;

@@ -226,7 +226,7 @@ TEST(PoolSizing, ChurnAtEveryPacketKeepsEveryPacketAndStopPacket) {
 
 TEST(PoolSizing, ThroughRunPointTheResultsCarryTheSizesOverTime) {
   run::PointSpec spec;
-  spec.workload = "post";
+  spec.workload = iocpbench::WorkloadKind::post;
   spec.port = port::Backend::emulated;
   spec.concurrency = sweep::CountSpec{"N", 1, 0};
   spec.concurrency_value = platform::logical_cpus();

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "sweep/grid.hpp"
 #include "sweep/schedule.hpp"
 
@@ -18,7 +18,7 @@ TEST(Grid, DefaultGridExpandsEveryCombinationWithSpecsKept) {
   for (const auto& p : points) ids.insert(point_id(p));
   EXPECT_EQ(ids.size(), points.size()) << "point ids must be unique";
   const auto& last = points.back();
-  EXPECT_EQ(last.workload, "socket");
+  EXPECT_EQ(last.workload, WorkloadKind::socket);
   EXPECT_EQ(last.concurrency.text, "2N");
   EXPECT_EQ(last.concurrency_value, 4u);
   EXPECT_EQ(last.pool.text, "2N+2");
@@ -48,7 +48,7 @@ TEST(Grid, JsonRoundTrip) {
 TEST(Grid, DispatchModelsSideBySideAndRoundTrip) {
   Grid grid = quick_grid();
   grid.ports = {port::Backend::emulated};
-  grid.workloads = {"post"};
+  grid.workloads = {WorkloadKind::post};
   const std::size_t shared_only = expand(grid, 2).size();
   EXPECT_EQ(grid_to_json(grid).count("dispatch"), 0u) << "the default stays out of the JSON";
   grid.dispatch = parse_dispatch_list("shared,per-thread", "--dispatch");
@@ -58,7 +58,7 @@ TEST(Grid, DispatchModelsSideBySideAndRoundTrip) {
   std::set<std::string> ids;
   for (const auto& p : points) {
     ids.insert(point_id(p));
-    if (p.dispatch == "per-thread") {
+    if (p.dispatch == Dispatch::per_thread) {
       EXPECT_EQ(p.concurrency.text, "1");
       EXPECT_NE(point_id(p).find("/d=per-thread"), std::string::npos);
     } else {
@@ -69,21 +69,36 @@ TEST(Grid, DispatchModelsSideBySideAndRoundTrip) {
   const Grid back = grid_from_json(grid_to_json(grid), "--grid");
   EXPECT_EQ(back.dispatch, grid.dispatch);
   EXPECT_EQ(grid_to_json(back), grid_to_json(grid));
-  EXPECT_THROW(parse_dispatch_list("shared,diskspd", "--dispatch"), cli::BadInput);
+  EXPECT_THROW(parse_dispatch_list("shared,diskspd", "--dispatch"), BadInput);
+  // The kinds are parsed once, where the text comes in, naming the flag (exit 2 in the CLI).
+  try {
+    parse_blocking_kind_flag("spin", "--blocking-kind");
+    ADD_FAILURE() << "spin accepted";
+  } catch (const BadInput& bad) {
+    EXPECT_EQ(bad.flag, "--blocking-kind");
+    EXPECT_EQ(bad.reason, "'spin' is not sleep or io");
+  }
+  EXPECT_EQ(parse_blocking_kind_flag("io", "--blocking-kind"), BlockingKind::io);
+  for (const auto w : {WorkloadKind::post, WorkloadKind::file, WorkloadKind::socket}) {
+    EXPECT_EQ(parse_workload_kind(to_string(w)), w) << "the spelling reads back";
+  }
+  EXPECT_EQ(parse_dispatch(to_string(Dispatch::per_thread)), Dispatch::per_thread);
+  EXPECT_STREQ(to_string(Dispatch::per_thread), "per-thread") << "the results file's spelling";
+  EXPECT_FALSE(parse_workload_kind("disk"));
 }
 
 TEST(Grid, ListsRejectBadItemsNamingTheFlag) {
   try {
     parse_ratio_list("0,1", "--blocking");
     FAIL() << "1 is not in [0,1)";
-  } catch (const cli::BadInput& bad) {
+  } catch (const BadInput& bad) {
     EXPECT_EQ(bad.flag, "--blocking");
   }
-  EXPECT_THROW(parse_ratio_list("0.5,", "--blocking"), cli::BadInput);
-  EXPECT_THROW(parse_ratio_list("abc", "--blocking"), cli::BadInput);
-  EXPECT_THROW(parse_count_list("N,2N+", false, "--pool"), cli::BadInput);
-  EXPECT_THROW(parse_workload_list("post,disk", "--workload"), cli::BadInput);
-  EXPECT_THROW(parse_port_list("iocp", "--port"), cli::BadInput);
+  EXPECT_THROW(parse_ratio_list("0.5,", "--blocking"), BadInput);
+  EXPECT_THROW(parse_ratio_list("abc", "--blocking"), BadInput);
+  EXPECT_THROW(parse_count_list("N,2N+", false, "--pool"), BadInput);
+  EXPECT_THROW(parse_workload_list("post,disk", "--workload"), BadInput);
+  EXPECT_THROW(parse_port_list("iocp", "--port"), BadInput);
   EXPECT_EQ(parse_count_list("0,N", true, "--concurrency").size(), 2u);
 }
 
@@ -123,14 +138,14 @@ TEST(Schedule, ResumeSkipsDoneRunsAndKeepsTheOrder) {
 // The id's path part, one rule for point_id and for --resume's rewrite of older ids.
 TEST(PointId, CompletionPathSuffixOnlyForIoAndOnlyWhenNotTheDefault) {
   const nlohmann::json thread = {{"completion_path", "thread"}}, port = {{"completion_path", "port"}};
-  EXPECT_EQ(completion_path_id_suffix("file", thread), "/cp=thread");
-  EXPECT_EQ(completion_path_id_suffix("socket", thread), "/cp=thread");
-  EXPECT_EQ(completion_path_id_suffix("file", port), "") << "the default is not named";
-  EXPECT_EQ(completion_path_id_suffix("socket", nlohmann::json::object()), "");
-  EXPECT_EQ(completion_path_id_suffix("socket", nlohmann::json()), "") << "no params: none";
-  EXPECT_EQ(completion_path_id_suffix("post", thread), "") << "post ids never name a path";
+  EXPECT_EQ(completion_path_id_suffix(WorkloadKind::file, thread), "/cp=thread");
+  EXPECT_EQ(completion_path_id_suffix(WorkloadKind::socket, thread), "/cp=thread");
+  EXPECT_EQ(completion_path_id_suffix(WorkloadKind::file, port), "") << "the default is not named";
+  EXPECT_EQ(completion_path_id_suffix(WorkloadKind::socket, nlohmann::json::object()), "");
+  EXPECT_EQ(completion_path_id_suffix(WorkloadKind::socket, nlohmann::json()), "") << "no params: none";
+  EXPECT_EQ(completion_path_id_suffix(WorkloadKind::post, thread), "") << "post ids never name a path";
   run::PointSpec spec;
-  spec.workload = "file";
+  spec.workload = WorkloadKind::file;
   spec.workload_params = thread;
   const std::string id = point_id(spec);
   ASSERT_GE(id.size(), 10u);

@@ -79,7 +79,7 @@ TEST(PoolSpec, MalformedAutoSpecsNameThePart) {
 
 TEST(PoolSpec, ASweepPutsAutoBesideTheFixedPools) {
   iocpbench::sweep::Grid grid = iocpbench::sweep::default_grid();
-  grid.workloads = {"post"};
+  grid.workloads = {iocpbench::WorkloadKind::post};
   grid.concurrency = iocpbench::sweep::parse_count_list("N", true, "--concurrency");
   grid.pool = iocpbench::sweep::parse_pool_list("N,2N,auto", "--pool");
   grid.blocking = {0.5};
@@ -97,15 +97,15 @@ TEST(PoolSpec, ASweepPutsAutoBesideTheFixedPools) {
 
 TEST(PoolSpec, PerThreadDispatchSkipsAutoPools) {
   iocpbench::sweep::Grid grid = iocpbench::sweep::default_grid();
-  grid.workloads = {"post"};
-  grid.dispatch = {"shared", "per-thread"};
+  grid.workloads = {iocpbench::WorkloadKind::post};
+  grid.dispatch = {iocpbench::Dispatch::shared, iocpbench::Dispatch::per_thread};
   grid.concurrency = iocpbench::sweep::parse_count_list("N", true, "--concurrency");
   grid.pool = iocpbench::sweep::parse_pool_list("N,auto", "--pool");
   grid.blocking = {0};
   const auto points = iocpbench::sweep::expand(grid, 2);
   ASSERT_EQ(points.size(), 3u) << "shared: N and auto; per-thread: N only";
   for (const auto& p : points) {
-    if (p.dispatch == "per-thread") {
+    if (p.dispatch == iocpbench::Dispatch::per_thread) {
       EXPECT_FALSE(p.pool.is_auto());
     }
   }

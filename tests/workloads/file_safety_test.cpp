@@ -11,14 +11,14 @@
 #include <sstream>
 #include <string>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "report/file_lock.hpp"
 #include "workloads/data_file.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-using iocpbench::cli::BadInput;
+using iocpbench::BadInput;
 using iocpbench::report::FileLock;
 using iocpbench::report::try_lock_file;
 namespace workloads = iocpbench::workloads;

@@ -20,7 +20,7 @@
 #include <memory>
 #include <string>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "io/completion_source.hpp"
 #include "platform/platform.hpp"
 #include "port/blocking_region.hpp"
@@ -283,27 +283,27 @@ TEST(CompletionPathRecord, EveryIoPointRecordsItAndTheIdNamesItOnlyWhenNotTheDef
   using iocpbench::workloads::parse_workload_params;
   using iocpbench::workloads::to_json;
   EXPECT_EQ(iocpbench::workloads::kDefaultCompletionPath, iocpbench::workloads::CompletionPath::port);
-  const auto plain = to_json(parse_workload_params("socket", nlohmann::json::object()));
+  const auto plain = to_json(parse_workload_params(iocpbench::WorkloadKind::socket, nlohmann::json::object()));
   EXPECT_EQ(plain.value("completion_path", ""), "port") << "the default, written out";
-  const auto thread = to_json(parse_workload_params("file", {{"completion_path", "thread"}}));
+  const auto thread = to_json(parse_workload_params(iocpbench::WorkloadKind::file, {{"completion_path", "thread"}}));
   EXPECT_EQ(thread.value("completion_path", ""), "thread");
-  EXPECT_FALSE(to_json(parse_workload_params("post", {{"completion_path", "thread"}}))
+  EXPECT_FALSE(to_json(parse_workload_params(iocpbench::WorkloadKind::post, {{"completion_path", "thread"}}))
                    .contains("completion_path"))
       << "post has no I/O";
   try {
-    parse_workload_params("file", {{"completion_path", "ring"}});
+    parse_workload_params(iocpbench::WorkloadKind::file, {{"completion_path", "ring"}});
     ADD_FAILURE() << "a bad path was accepted";
-  } catch (const iocpbench::cli::BadInput& e) {
+  } catch (const iocpbench::BadInput& e) {
     EXPECT_EQ(e.flag, "--completion-path");
   }
   iocpbench::run::PointSpec spec;
-  spec.workload = "socket";
+  spec.workload = iocpbench::WorkloadKind::socket;
   const std::string id = iocpbench::sweep::point_id(spec);
   spec.workload_params = {{"completion_path", "port"}};
   EXPECT_EQ(iocpbench::sweep::point_id(spec), id);
   spec.workload_params = {{"completion_path", "thread"}};
   EXPECT_EQ(iocpbench::sweep::point_id(spec), id + "/cp=thread");
-  spec.workload = "post";
+  spec.workload = iocpbench::WorkloadKind::post;
   spec.workload_params = nlohmann::json::object();
   const std::string post_id = iocpbench::sweep::point_id(spec);
   spec.workload_params = {{"completion_path", "thread"}};
@@ -317,14 +317,14 @@ nlohmann::json older_results(const iocpbench::sweep::Grid& grid) {
   for (const auto& spec : iocpbench::sweep::expand(grid, 2)) {
     // The id of the time: no path named (thread was the default, and nothing said port).
     doc["points"].push_back({{"id", iocpbench::sweep::point_id(spec)},
-                             {"workload", spec.workload},
+                             {"workload", iocpbench::to_string(spec.workload)},
                              {"workload_params", nlohmann::json::object()},
                              {"runs", nlohmann::json::array({{{"repetition", 0}}})}});
   }
   return doc;
 }
 
-iocpbench::sweep::Grid small_grid(std::vector<std::string> workloads) {
+iocpbench::sweep::Grid small_grid(std::vector<iocpbench::WorkloadKind> workloads) {
   iocpbench::sweep::Grid grid = iocpbench::sweep::quick_grid();
   grid.workloads = std::move(workloads);
   grid.workload_params = nlohmann::json::object();
@@ -332,7 +332,7 @@ iocpbench::sweep::Grid small_grid(std::vector<std::string> workloads) {
 }
 
 TEST(CompletionPathRecord, AnOlderFileResumesOnThreadWithIdsOfTheGridItExpandsTo) {
-  nlohmann::json doc = older_results(small_grid({"post", "file", "socket"}));
+  nlohmann::json doc = older_results(small_grid({iocpbench::WorkloadKind::post, iocpbench::WorkloadKind::file, iocpbench::WorkloadKind::socket}));
   const std::string note = iocpbench::sweep::upgrade_completion_path(doc);
   EXPECT_NE(note.find("--completion-path"), std::string::npos) << note;
   EXPECT_NE(note.find("thread"), std::string::npos) << note;
@@ -346,7 +346,7 @@ TEST(CompletionPathRecord, AnOlderFileResumesOnThreadWithIdsOfTheGridItExpandsTo
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const std::string id = iocpbench::sweep::point_id(specs[i]);
     EXPECT_EQ(doc["points"][i]["id"], id);
-    if (specs[i].workload != "post") {
+    if (specs[i].workload != iocpbench::WorkloadKind::post) {
       EXPECT_EQ(doc["points"][i]["workload_params"]["completion_path"], "thread");
       EXPECT_NE(id.find("/cp=thread"), std::string::npos) << id;
       ++named;
@@ -359,7 +359,7 @@ TEST(CompletionPathRecord, AnOlderFileResumesOnThreadWithIdsOfTheGridItExpandsTo
 }
 
 TEST(CompletionPathRecord, ANewFileAndAnOlderPortFileResumeOnPort) {
-  iocpbench::sweep::Grid grid = small_grid({"post", "file"});
+  iocpbench::sweep::Grid grid = small_grid({iocpbench::WorkloadKind::post, iocpbench::WorkloadKind::file});
   iocpbench::sweep::record_completion_path(grid);
   EXPECT_EQ(grid.workload_params.value("completion_path", ""), "port");
   nlohmann::json doc = older_results(grid);
@@ -376,7 +376,7 @@ TEST(CompletionPathRecord, ANewFileAndAnOlderPortFileResumeOnPort) {
   for (std::size_t i = 0; i < specs.size(); ++i) {
     EXPECT_EQ(doc["points"][i]["id"], iocpbench::sweep::point_id(specs[i])) << "no /cp= for the default";
   }
-  iocpbench::sweep::Grid posts = small_grid({"post"});
+  iocpbench::sweep::Grid posts = small_grid({iocpbench::WorkloadKind::post});
   iocpbench::sweep::record_completion_path(posts);
   EXPECT_FALSE(posts.workload_params.contains("completion_path")) << "no I/O, nothing to record";
 }
@@ -401,7 +401,7 @@ class Cleanup : public ::testing::Environment {
 };
 const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new Cleanup);
 
-iocpbench::run::PointSpec lifo_spec(const std::string& workload, nlohmann::json params) {
+iocpbench::run::PointSpec lifo_spec(iocpbench::WorkloadKind workload, nlohmann::json params) {
   iocpbench::run::PointSpec spec;
   spec.workload = workload;
   params["completion_path"] = "port";
@@ -430,13 +430,13 @@ void expect_iocp_signature(const iocpbench::run::RunResult& r) {
 
 TEST(IoConformanceRun, FileLifoSignatureAndCap) {
   expect_iocp_signature(iocpbench::run::run_point(
-      lifo_spec("file", {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 32}}),
+      lifo_spec(iocpbench::WorkloadKind::file, {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 32}}),
       nullptr));
 }
 
 TEST(IoConformanceRun, SocketLifoSignatureAndCap) {
   expect_iocp_signature(
-      iocpbench::run::run_point(lifo_spec("socket", {{"connections", 16}}), nullptr));
+      iocpbench::run::run_point(lifo_spec(iocpbench::WorkloadKind::socket, {{"connections", 16}}), nullptr));
 }
 
 }  // namespace

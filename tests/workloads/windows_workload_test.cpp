@@ -21,7 +21,7 @@ using iocpbench::port::Backend;
 using iocpbench::run::PointSpec;
 using iocpbench::run::RunResult;
 
-PointSpec spec_for(Backend port, const std::string& workload, nlohmann::json params) {
+PointSpec spec_for(Backend port, iocpbench::WorkloadKind workload, nlohmann::json params) {
   PointSpec spec;
   spec.workload = workload;
   spec.workload_params = std::move(params);
@@ -54,14 +54,14 @@ void expect_clean_accounting(const RunResult& r, unsigned pool) {
 class WindowsWorkload : public ::testing::TestWithParam<Backend> {};
 
 TEST_P(WindowsWorkload, PostAccountsForEveryPacket) {
-  PointSpec spec = spec_for(GetParam(), "post", {{"posters", 1}, {"in_flight", 16}});
+  PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::post, {{"posters", 1}, {"in_flight", 16}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total) << "posted = handled, none lost";
 }
 
 TEST_P(WindowsWorkload, FileReadsMoveBlockSizeBytesPerOp) {
-  PointSpec spec = spec_for(GetParam(), "file",
+  PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::file,
                             {{"file", test_file()},
                              {"file_size_mib", 8},
                              {"block_size", 4096},
@@ -77,7 +77,7 @@ TEST_P(WindowsWorkload, FileReadsMoveBlockSizeBytesPerOp) {
 }
 
 TEST_P(WindowsWorkload, FileMixedSequentialBufferedKeepsTheBlockInvariant) {
-  PointSpec spec = spec_for(GetParam(), "file",
+  PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::file,
                             {{"file", test_file()},
                              {"file_size_mib", 8},
                              {"block_size", 8192},
@@ -95,7 +95,7 @@ TEST_P(WindowsWorkload, FileMixedSequentialBufferedKeepsTheBlockInvariant) {
 // Half the I/Os carry a tagged event handle: they complete without a packet and are waited on
 // by the issuing worker; none may reach the port.
 TEST_P(WindowsWorkload, FileSkipPortShareKeepsTaggedIosOutOfThePort) {
-  PointSpec spec = spec_for(GetParam(), "file",
+  PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::file,
                             {{"file", test_file()},
                              {"file_size_mib", 8},
                              {"block_size", 4096},
@@ -115,7 +115,7 @@ TEST_P(WindowsWorkload, FileSkipPortShareKeepsTaggedIosOutOfThePort) {
 }
 
 TEST_P(WindowsWorkload, SocketEchoesEveryByteIntact) {
-  PointSpec spec = spec_for(GetParam(), "socket", {{"connections", 4}, {"message_size", 100}});
+  PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::socket, {{"connections", 4}, {"message_size", 100}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_byte_verified(r, 100);
@@ -123,7 +123,7 @@ TEST_P(WindowsWorkload, SocketEchoesEveryByteIntact) {
 }
 
 TEST_P(WindowsWorkload, SocketSeveralMessagesInFlight) {
-  PointSpec spec = spec_for(GetParam(), "socket",
+  PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::socket,
                             {{"connections", 2}, {"message_size", 64}, {"messages_in_flight", 4}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
@@ -137,7 +137,7 @@ INSTANTIATE_TEST_SUITE_P(Ports, WindowsWorkload,
 // Where Windows cannot count (Wine reads 0), the run's JSON says "unavailable": null counts and
 // the reason, never 0. On real Windows the counts are numbers.
 TEST(WindowsMetrics, ContextSwitchesAreNullWithAReasonUnderWine) {
-  PointSpec spec = spec_for(Backend::win32, "post", {{"posters", 1}, {"in_flight", 8}});
+  PointSpec spec = spec_for(Backend::win32, iocpbench::WorkloadKind::post, {{"posters", 1}, {"in_flight", 8}});
   spec.duration_s = 0.1;
   const nlohmann::json run = iocpbench::run::run_to_json(iocpbench::run::run_point(spec, nullptr));
   const auto& switches = run.at("context_switches");

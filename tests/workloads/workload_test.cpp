@@ -14,14 +14,14 @@
 #include <numeric>
 #include <string>
 
-#include "cli/commands.hpp"
+#include "core/errors.hpp"
 #include "platform/platform.hpp"
 #include "run/run_point.hpp"
 #include "echo_checks.hpp"
 
 namespace {
 
-using iocpbench::cli::BadInput;
+using iocpbench::BadInput;
 using iocpbench::run::PointSpec;
 using iocpbench::run::RunResult;
 
@@ -29,7 +29,7 @@ unsigned n_cpus() {
   return iocpbench::platform::logical_cpus();
 }
 
-PointSpec spec_for(const std::string& workload, nlohmann::json params = nlohmann::json::object()) {
+PointSpec spec_for(iocpbench::WorkloadKind workload, nlohmann::json params = nlohmann::json::object()) {
   PointSpec spec;
   spec.workload = workload;
   spec.workload_params = std::move(params);
@@ -82,7 +82,7 @@ void expect_clean_accounting(const RunResult& r, unsigned pool) {
 }
 
 TEST(PostWorkload, StreamingAccountsForEveryPacket) {
-  PointSpec spec = spec_for("post", {{"posters", 2}, {"in_flight", 32}});
+  PointSpec spec = spec_for(iocpbench::WorkloadKind::post, {{"posters", 2}, {"in_flight", 32}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_GT(r.packets_posted_total, 0u);
@@ -95,7 +95,7 @@ TEST(PostWorkload, StreamingAccountsForEveryPacket) {
 }
 
 TEST(PostWorkload, ClosedLoopAccountsForEveryPacket) {
-  PointSpec spec = spec_for("post", {{"posters", 0}, {"in_flight", 8}});
+  PointSpec spec = spec_for(iocpbench::WorkloadKind::post, {{"posters", 0}, {"in_flight", 8}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total);
@@ -110,7 +110,7 @@ TEST(PostWorkload, ClosedLoopAccountsForEveryPacket) {
 // With M = N and b = 0, a pool of 2N leaves the extra N threads nearly idle: LIFO wake-ups
 // keep reusing the threads that last ran, the IOCP signature.
 TEST(MetricSense, LifoSignatureWithPoolTwiceConcurrency) {
-  PointSpec spec = spec_for("post", {{"posters", 1}, {"in_flight", 64}});
+  PointSpec spec = spec_for(iocpbench::WorkloadKind::post, {{"posters", 1}, {"in_flight", 64}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   ASSERT_EQ(r.thread_shares.size(), 2 * n_cpus());
   double top = 0;
@@ -125,7 +125,7 @@ TEST(MetricSense, LifoSignatureWithPoolTwiceConcurrency) {
 // So the ratios are far apart (0.1 and 0.9 of 200 us work: 22 us against 1.8 ms of sleep), the
 // runs are interleaved three times, and medians are compared.
 TEST(MetricSense, BlockingRaisesSwitchesAndAchievedRatioTracksB) {
-  PointSpec spec = spec_for("post", {{"posters", 1}, {"in_flight", 64}});
+  PointSpec spec = spec_for(iocpbench::WorkloadKind::post, {{"posters", 1}, {"in_flight", 64}});
   spec.work_us = 200;
   auto voluntary_per_op = [](const RunResult& r) {
     return static_cast<double>(r.process.voluntary) / static_cast<double>(r.ops);
@@ -160,7 +160,7 @@ TEST(MetricSense, BlockingRaisesSwitchesAndAchievedRatioTracksB) {
 
 TEST(FileWorkload, RandomDirectReadsMoveBlockSizeBytesPerOp) {
   PointSpec spec = spec_for(
-      "file",
+      iocpbench::WorkloadKind::file,
       {{"file", test_file()}, {"file_size_mib", 16}, {"block_size", 4096}, {"outstanding", 8}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
@@ -172,7 +172,7 @@ TEST(FileWorkload, RandomDirectReadsMoveBlockSizeBytesPerOp) {
 }
 
 TEST(FileWorkload, SequentialMixedBufferedKeepsTheBlockInvariant) {
-  PointSpec spec = spec_for("file", {{"file", test_file()},
+  PointSpec spec = spec_for(iocpbench::WorkloadKind::file, {{"file", test_file()},
                                      {"file_size_mib", 16},
                                      {"block_size", 8192},
                                      {"pattern", "sequential"},
@@ -186,7 +186,7 @@ TEST(FileWorkload, SequentialMixedBufferedKeepsTheBlockInvariant) {
 }
 
 TEST(SocketWorkload, EveryMessageEchoedIntact) {
-  PointSpec spec = spec_for("socket", {{"connections", 4}, {"message_size", 100}});
+  PointSpec spec = spec_for(iocpbench::WorkloadKind::socket, {{"connections", 4}, {"message_size", 100}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_byte_verified(r, 100);
@@ -195,7 +195,7 @@ TEST(SocketWorkload, EveryMessageEchoedIntact) {
 
 TEST(SocketWorkload, SeveralMessagesInFlightPerConnection) {
   PointSpec spec =
-      spec_for("socket", {{"connections", 2}, {"message_size", 64}, {"messages_in_flight", 4}});
+      spec_for(iocpbench::WorkloadKind::socket, {{"connections", 2}, {"message_size", 64}, {"messages_in_flight", 4}});
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_echo_verified(r);
@@ -204,26 +204,26 @@ TEST(SocketWorkload, SeveralMessagesInFlightPerConnection) {
 TEST(CleanShutdown, NoFdsOrThreadsLeftBehind) {
   // Warm the one-time costs (calibration, data file) outside the measurement.
   PointSpec file =
-      spec_for("file", {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 4}});
+      spec_for(iocpbench::WorkloadKind::file, {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 4}});
   file.duration_s = 0.1;
   iocpbench::run::run_point(file, nullptr);
   const std::size_t fds = count_entries("/proc/self/fd");
   const std::size_t threads = count_entries("/proc/self/task");
-  for (const char* w : {"post", "file", "socket"}) {
-    PointSpec spec = std::string(w) == "file" ? file : spec_for(w);
+  for (const auto w : {iocpbench::WorkloadKind::post, iocpbench::WorkloadKind::file, iocpbench::WorkloadKind::socket}) {
+    PointSpec spec = w == iocpbench::WorkloadKind::file ? file : spec_for(w);
     spec.duration_s = 0.1;
     spec.work_us = 5;
     spec.blocking_ratio = 0.5;
-    spec.blocking_kind = std::string(w) == "file" ? "io" : "sleep";
+    spec.blocking_kind = w == iocpbench::WorkloadKind::file ? iocpbench::BlockingKind::io : iocpbench::BlockingKind::sleep;
     const RunResult r = iocpbench::run::run_point(spec, nullptr);
-    EXPECT_EQ(r.errors, 0u) << w;
-    EXPECT_EQ(count_entries("/proc/self/fd"), fds) << w << ": no leaked fds or rings";
-    EXPECT_EQ(count_entries("/proc/self/task"), threads) << w << ": every thread joined";
+    EXPECT_EQ(r.errors, 0u) << to_string(w);
+    EXPECT_EQ(count_entries("/proc/self/fd"), fds) << to_string(w) << ": no leaked fds or rings";
+    EXPECT_EQ(count_entries("/proc/self/task"), threads) << to_string(w) << ": every thread joined";
   }
 }
 
 TEST(CleanShutdown, StopRequestEndsTheRunEarly) {
-  PointSpec spec = spec_for("post");
+  PointSpec spec = spec_for(iocpbench::WorkloadKind::post);
   spec.duration_s = 30;
   std::atomic<bool> stop{true};
   const RunResult r = iocpbench::run::run_point(spec, &stop);
@@ -243,16 +243,14 @@ std::string bad_flag(const PointSpec& spec) {
 
 TEST(Validation, EveryBadValueNamesItsFlag) {
   auto with = [](auto change) {
-    PointSpec spec = spec_for("post");
+    PointSpec spec = spec_for(iocpbench::WorkloadKind::post);
     change(spec);
     return bad_flag(spec);
   };
   EXPECT_EQ(with([](PointSpec&) {}), "(accepted)");
-  EXPECT_EQ(with([](PointSpec& s) { s.workload = "disk"; }), "--workload");
   EXPECT_EQ(with([](PointSpec& s) { s.pool_value = 0; }), "--pool");
   EXPECT_EQ(with([](PointSpec& s) { s.blocking_ratio = 1.0; }), "--blocking");
   EXPECT_EQ(with([](PointSpec& s) { s.blocking_ratio = -0.1; }), "--blocking");
-  EXPECT_EQ(with([](PointSpec& s) { s.blocking_kind = "spin"; }), "--blocking-kind");
   EXPECT_EQ(with([](PointSpec& s) { s.work_us = -1; }), "--work-us");
   // b > 0 with no work would be a ratio of nothing: refused, naming --blocking (and --work-us).
   EXPECT_EQ(with([](PointSpec& s) { s.blocking_ratio = 0.5; s.work_us = 0; }), "--blocking");
@@ -262,34 +260,34 @@ TEST(Validation, EveryBadValueNamesItsFlag) {
   EXPECT_EQ(with([](PointSpec& s) { s.workload_params = {{"in_flight", 0}}; }), "--in-flight");
   EXPECT_EQ(with([](PointSpec& s) { s.workload_params = {{"posters", -1}}; }), "--posters");
   EXPECT_EQ(with([](PointSpec& s) {
-              s.workload = "file";
+              s.workload = iocpbench::WorkloadKind::file;
               s.workload_params = {{"block_size", 1000}};
             }),
             "--block-size");
   EXPECT_EQ(with([](PointSpec& s) {
-              s.workload = "file";
+              s.workload = iocpbench::WorkloadKind::file;
               s.workload_params = {{"block_size", 1000}, {"buffered", true}};
             }),
             "(accepted)");
   EXPECT_EQ(with([](PointSpec& s) {
-              s.workload = "file";
+              s.workload = iocpbench::WorkloadKind::file;
               s.workload_params = {{"pattern", "zigzag"}};
             }),
             "--pattern");
   EXPECT_EQ(with([](PointSpec& s) {
-              s.workload = "socket";
+              s.workload = iocpbench::WorkloadKind::socket;
               s.workload_params = {{"connections", 0}};
             }),
             "--connections");
   EXPECT_EQ(with([](PointSpec& s) {
-              s.workload = "socket";
+              s.workload = iocpbench::WorkloadKind::socket;
               s.workload_params = {{"message_size", 0}};
             }),
             "--message-size");
 }
 
 TEST(ResultsShape, PointAndRunCarryTheContractNames) {
-  PointSpec spec = spec_for("post");
+  PointSpec spec = spec_for(iocpbench::WorkloadKind::post);
   spec.duration_s = 0.1;
   std::vector<RunResult> runs{iocpbench::run::run_point(spec, nullptr, 0),
                               iocpbench::run::run_point(spec, nullptr, 1)};
@@ -330,14 +328,14 @@ TEST(ResultsShape, PointAndRunCarryTheContractNames) {
 // packet and every I/O is accounted for, each worker takes its one stop packet from its own
 // port, and no port ever has more than one active thread outside the resume window.
 PointSpec per_thread(PointSpec spec) {
-  spec.dispatch = "per-thread";
+  spec.dispatch = iocpbench::Dispatch::per_thread;
   spec.concurrency = {"1", 0, 1};
   spec.concurrency_value = 1;
   return spec;
 }
 
 TEST(PerThreadDispatch, StreamingPostAccountsForEveryPacket) {
-  PointSpec spec = per_thread(spec_for("post", {{"posters", 2}, {"in_flight", 32}}));
+  PointSpec spec = per_thread(spec_for(iocpbench::WorkloadKind::post, {{"posters", 2}, {"in_flight", 32}}));
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_GT(r.packets_posted_total, 0u);
@@ -347,7 +345,7 @@ TEST(PerThreadDispatch, StreamingPostAccountsForEveryPacket) {
 }
 
 TEST(PerThreadDispatch, ClosedLoopPostStaysOnItsWorker) {
-  PointSpec spec = per_thread(spec_for("post", {{"posters", 0}, {"in_flight", 8}}));
+  PointSpec spec = per_thread(spec_for(iocpbench::WorkloadKind::post, {{"posters", 0}, {"in_flight", 8}}));
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total);
@@ -358,7 +356,7 @@ TEST(PerThreadDispatch, ClosedLoopPostStaysOnItsWorker) {
 
 TEST(PerThreadDispatch, FileReadsOneRingPerWorker) {
   PointSpec spec = per_thread(spec_for(
-      "file",
+      iocpbench::WorkloadKind::file,
       {{"file", test_file()}, {"file_size_mib", 16}, {"block_size", 4096}, {"outstanding", 8}}));
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
@@ -378,7 +376,7 @@ TEST(PerThreadDispatch, FileReadsOneRingPerWorker) {
 TEST(PerThreadDispatch, SocketEchoesOnEachWorkersOwnRing) {
   const unsigned pool = 2 * n_cpus();
   const unsigned connections = pool - 1;
-  PointSpec spec = per_thread(spec_for("socket", {{"connections", connections}, {"message_size", 100}}));
+  PointSpec spec = per_thread(spec_for(iocpbench::WorkloadKind::socket, {{"connections", connections}, {"message_size", 100}}));
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_echo_verified(r);
@@ -395,7 +393,7 @@ TEST(PerThreadDispatch, SocketEchoesOnEachWorkersOwnRing) {
 // The thread path (--completion-path thread) stays selectable for A/B: a completion thread
 // is the only submitter, and every I/O is still accounted for.
 TEST(ThreadCompletionPath, FileAndSocketStillAccountForEveryCompletion) {
-  PointSpec file = spec_for("file", {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 8},
+  PointSpec file = spec_for(iocpbench::WorkloadKind::file, {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 8},
                                      {"completion_path", "thread"}});
   const RunResult f = iocpbench::run::run_point(file, nullptr);
   expect_clean_accounting(f, file.pool_value);
@@ -403,7 +401,7 @@ TEST(ThreadCompletionPath, FileAndSocketStillAccountForEveryCompletion) {
   EXPECT_NE(fs.at("design").get<std::string>().find("completion thread is the only submitter"), std::string::npos)
       << fs.at("design");
   EXPECT_EQ(fs.at("posted").get<std::uint64_t>(), f.packets_handled_total);
-  PointSpec socket = spec_for("socket", {{"connections", 4}, {"completion_path", "thread"}});
+  PointSpec socket = spec_for(iocpbench::WorkloadKind::socket, {{"connections", 4}, {"completion_path", "thread"}});
   const RunResult k = iocpbench::run::run_point(socket, nullptr);
   expect_clean_accounting(k, socket.pool_value);
   EXPECT_EQ(k.workload_stats.at("messages_verified"), k.workload_stats.at("messages_sent"));
@@ -412,7 +410,7 @@ TEST(ThreadCompletionPath, FileAndSocketStillAccountForEveryCompletion) {
 }
 
 TEST(NoMetrics, CountsStayRecordsNothingPerCompletion) {
-  PointSpec spec = spec_for("post", {{"posters", 2}, {"in_flight", 32}});
+  PointSpec spec = spec_for(iocpbench::WorkloadKind::post, {{"posters", 2}, {"in_flight", 32}});
   spec.metrics = false;
   const RunResult r = iocpbench::run::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
@@ -430,13 +428,13 @@ namespace {
 // re-posts): K = 1 times every completion, K = 16 about one in 16, in streaming and closed loop.
 TEST(LatencySample, OnePacketInKIsTimed) {
   for (const unsigned posters : {2u, 0u}) {
-    PointSpec every = spec_for("post", {{"posters", posters}, {"in_flight", 32},
+    PointSpec every = spec_for(iocpbench::WorkloadKind::post, {{"posters", posters}, {"in_flight", 32},
                                         {"latency_sample_every", 1}});
     const RunResult all = iocpbench::run::run_point(every, nullptr);
     expect_clean_accounting(all, every.pool_value);
     EXPECT_EQ(all.latency.count, all.ops) << "K = 1: every completion timed";
 
-    PointSpec sampled = spec_for("post", {{"posters", posters}, {"in_flight", 32},
+    PointSpec sampled = spec_for(iocpbench::WorkloadKind::post, {{"posters", posters}, {"in_flight", 32},
                                           {"latency_sample_every", 16}});
     const RunResult some = iocpbench::run::run_point(sampled, nullptr);
     expect_clean_accounting(some, sampled.pool_value);
