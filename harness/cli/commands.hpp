@@ -9,9 +9,7 @@
 
 namespace iocpbench::cli {
 
-// The error type lives in core/errors.hpp (no CLI11 below cli/); this name keeps code written
-// against cli::BadInput compiling while other branches move over.
-using BadInput = iocpbench::BadInput;
+// BadInput (core/errors.hpp: no CLI11 below cli/) is iocpbench::BadInput, found from here.
 
 using CommandBody = std::function<int()>;
 

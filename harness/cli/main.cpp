@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
     for (auto& [sub, body] : bodies) {
       if (sub->parsed()) return body();
     }
-  } catch (const BadInput& bad) {
+  } catch (const iocpbench::BadInput& bad) {
     std::cerr << "iocpbench: " << bad.flag << ": " << bad.reason << '\n';
     return kExitBadInput;
   } catch (const std::exception& e) {

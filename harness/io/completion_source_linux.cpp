@@ -610,9 +610,9 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
   // Under sq_mutex_: publishes the SQEs written since the last publish (the SQ tail), as
   // io_uring_submit does before it enters; the caller enters for them after the lock is
   // dropped (enter()). A submit holds the lock for the SQE writes only, never across the
-  // syscall, whose virtio kick can take tens of microseconds here: held across it, the lock
-  // put the other submitters to sleep (16 of the ~25 voluntary switches of a file run at b = 0,
-  // C = N, pool 2N, perf sched_switch stacks), a switch an IOCP's ReadFile never makes.
+  // syscall: held across it, the lock outlasted a waiter's spin and put it to sleep (16 of the
+  // workers' 20 futex sleeps in a file run at b = 0, C = N, pool 2N, perf sched_switch stacks),
+  // a switch an IOCP's ReadFile never makes.
   // Enters race freely: each submits min(its count, what is published and not yet taken), and
   // a thread enters only after publishing its own, so the counts always cover what is there.
   unsigned publish_locked() {

@@ -23,11 +23,11 @@
 #include <thread>
 #include <vector>
 
+#include "core/kinds.hpp"
 #include "metrics/cpu_meter.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/thread_sched.hpp"
 #include "metrics/usage.hpp"
-#include "core/kinds.hpp"
 #include "port/completion_port.hpp"
 #include "run/block_control.hpp"
 #include "run/cpu_work.hpp"
