@@ -5,8 +5,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "report/json_file.hpp"
-#include "report/machine_info.hpp"
+#include "results/json_file.hpp"
+#include "platform/machine_info.hpp"
 
 namespace iocpbench::cli {
 

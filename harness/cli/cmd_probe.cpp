@@ -6,9 +6,9 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/port_flag.hpp"
-#include "report/json_file.hpp"
-#include "report/machine_info.hpp"
-#include "report/probe_json.hpp"
+#include "results/json_file.hpp"
+#include "platform/machine_info.hpp"
+#include "results/probe_json.hpp"
 
 namespace iocpbench::cli {
 

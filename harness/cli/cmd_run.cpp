@@ -18,13 +18,13 @@
 #include "cli/interrupt.hpp"
 #include "cli/option_help.hpp"
 #include "metrics/usage.hpp"
-#include "report/file_lock.hpp"
-#include "report/json_file.hpp"
-#include "report/timestamp.hpp"
-#include "run/run_point.hpp"
-#include "sweep/count_spec.hpp"
+#include "platform/file_lock.hpp"
+#include "results/json_file.hpp"
+#include "core/timestamp.hpp"
+#include "engine/run_point.hpp"
+#include "core/count_spec.hpp"
 #include "sweep/grid.hpp"
-#include "workloads/params.hpp"
+#include "engine/workload_params.hpp"
 
 namespace iocpbench::cli {
 namespace {

@@ -11,13 +11,13 @@
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/sweep_flags.hpp"
-#include "report/file_lock.hpp"
-#include "report/json_file.hpp"
-#include "report/machine_info.hpp"
-#include "report/schema_version.hpp"
+#include "platform/file_lock.hpp"
+#include "results/json_file.hpp"
+#include "platform/machine_info.hpp"
+#include "results/schema_version.hpp"
 #include "sweep/completion_path_compat.hpp"
 #include "sweep/sweep_runner.hpp"
-#include "workloads/params.hpp"
+#include "engine/workload_params.hpp"
 
 namespace iocpbench::cli {
 namespace {

@@ -7,12 +7,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "report/machine_info.hpp"
-#include "report/schema_version.hpp"
+#include "platform/machine_info.hpp"
+#include "results/schema_version.hpp"
+#include "workloads/registry.hpp"
 
 using namespace iocpbench::cli;
 
 int main(int argc, char** argv) {
+  iocpbench::workloads::register_builtin_workloads();
   CLI::App app{
       "iocpbench: measures which completion-port concurrency value and worker pool size suit a\n"
       "workload (post, file or socket I/O with a given blocking ratio), with throughput,\n"

@@ -6,8 +6,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/option_help.hpp"
-#include "report/json_file.hpp"
-#include "run/working_set.hpp"
+#include "results/json_file.hpp"
+#include "engine/working_set.hpp"
 #include "sweep/completion_path_compat.hpp"
 
 namespace iocpbench::cli {

@@ -9,7 +9,7 @@
 
 #include "sweep/grid.hpp"
 #include "cli/workload_flags.hpp"
-#include "report/file_lock.hpp"
+#include "platform/file_lock.hpp"
 
 namespace iocpbench::cli {
 

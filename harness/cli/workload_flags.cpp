@@ -6,7 +6,7 @@
 
 #include "cli/option_help.hpp"
 #include "core/errors.hpp"
-#include "workloads/params.hpp"
+#include "engine/workload_params.hpp"
 
 namespace iocpbench::cli {
 

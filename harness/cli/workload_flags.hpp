@@ -1,6 +1,6 @@
 #pragma once
 // The workload flags of `run`, `sweep` and `tune` (--posters, --file, --connections, ...): the
-// CLI side of workloads/params.hpp, so that workloads/ needs no CLI11. The flags keep the user's
+// CLI side of engine/workload_params.hpp, so that workloads/ needs no CLI11. The flags keep the user's
 // text (empty when not given): --resume tells given flags from defaults, and every bad value is
 // reported naming its flag in the project's own words.
 
@@ -19,7 +19,7 @@ struct WorkloadFlags {
 };
 
 // Registers the flags on `command`; --help shows each number's type (INT, FLOAT) and the default
-// the workload takes when the flag is absent (workloads/params.hpp).
+// the workload takes when the flag is absent (engine/workload_params.hpp).
 void add_workload_flags(CLI::App& command, WorkloadFlags& flags);
 
 // The given flags as workload_params JSON (numbers parsed; BadInput naming the flag otherwise).

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "workloads/params.hpp"
+#include "engine/workload_params.hpp"
 
 namespace iocpbench::sweep {
 namespace {

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
-#include "workloads/params.hpp"
+#include "engine/workload_params.hpp"
 
 namespace iocpbench::sweep {
 namespace {

@@ -12,9 +12,9 @@
 
 #include "core/kinds.hpp"
 #include "port/completion_port.hpp"
-#include "run/run_point.hpp"
-#include "sweep/count_spec.hpp"
-#include "sweep/pool_spec.hpp"
+#include "engine/run_point.hpp"
+#include "core/count_spec.hpp"
+#include "core/pool_spec.hpp"
 
 namespace iocpbench::sweep {
 

@@ -10,15 +10,15 @@
 #include "core/errors.hpp"
 #include "platform/platform.hpp"
 #include "port/semantics_probe.hpp"
-#include "report/json_file.hpp"
-#include "report/machine_info.hpp"
-#include "report/probe_json.hpp"
-#include "report/progress.hpp"
-#include "report/timestamp.hpp"
-#include "sweep/blocking_fidelity.hpp"
+#include "results/json_file.hpp"
+#include "platform/machine_info.hpp"
+#include "results/probe_json.hpp"
+#include "sweep/progress.hpp"
+#include "core/timestamp.hpp"
+#include "stats/blocking_fidelity.hpp"
 #include "sweep/schedule.hpp"
-#include "sweep/statistics.hpp"
-#include "sweep/summary_json.hpp"
+#include "stats/statistics.hpp"
+#include "stats/summary_json.hpp"
 
 namespace iocpbench::sweep {
 namespace {

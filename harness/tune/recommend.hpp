@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "sweep/count_spec.hpp"
-#include "sweep/statistics.hpp"
+#include "core/count_spec.hpp"
+#include "stats/statistics.hpp"
 
 namespace iocpbench::tune {
 

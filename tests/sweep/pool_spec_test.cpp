@@ -6,7 +6,7 @@
 #include <string>
 
 #include "sweep/grid.hpp"
-#include "sweep/pool_spec.hpp"
+#include "core/pool_spec.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "run/run_point.hpp"
+#include "engine/run_point.hpp"
 
 namespace iocpbench::test {
 

@@ -26,11 +26,11 @@
 #include "port/blocking_region.hpp"
 #include "port/completion_port.hpp"
 #include "port/port_actor.hpp"
-#include "run/run_point.hpp"
-#include "run/switch_attribution.hpp"
+#include "engine/run_point.hpp"
+#include "engine/switch_attribution.hpp"
 #include "sweep/completion_path_compat.hpp"
 #include "sweep/grid.hpp"
-#include "workloads/params.hpp"
+#include "engine/workload_params.hpp"
 
 namespace {
 

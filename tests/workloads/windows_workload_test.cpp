@@ -12,7 +12,7 @@
 #include <string>
 
 #include "platform/platform.hpp"
-#include "run/run_point.hpp"
+#include "engine/run_point.hpp"
 #include "echo_checks.hpp"
 
 namespace {

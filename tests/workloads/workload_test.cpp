@@ -16,7 +16,7 @@
 
 #include "core/errors.hpp"
 #include "platform/platform.hpp"
-#include "run/run_point.hpp"
+#include "engine/run_point.hpp"
 #include "echo_checks.hpp"
 
 namespace {

@@ -1,0 +1,49 @@
+#pragma once
+// A pool spec: a fixed number of threads (a CountSpec: "4", "N", "2N+2") or the self-sizing pool
+// of Richter's heuristic (harness/engine/pool.hpp):
+//
+//   auto[:MIN:MAX[:GROW_BELOW_PCT:SHRINK_ABOVE_PCT[:IDLE_MS]]]     defaults auto:N:4N:75:90:100
+//
+// The pool starts with MIN threads and never leaves [MIN, MAX]; a thread that finds every pool
+// thread busy adds one while process CPU use is under GROW_BELOW_PCT; a thread that waits
+// IDLE_MS for a packet, or finishes one while CPU use is over SHRINK_ABOVE_PCT, leaves (GROW above
+// SHRINK is accepted: it makes the pool churn, which the tests use on purpose). The text
+// is normalised with the defaults dropped from the right ("auto:N:4N" is "auto"), so equal
+// settings name the same point on every machine, as a CountSpec does.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/count_spec.hpp"
+
+namespace iocpbench::sweep {
+
+struct AutoPoolSpec {
+  CountSpec min{"N", 1, 0};
+  CountSpec max{"4N", 4, 0};
+  double grow_below_cpu_pct = 75;
+  double shrink_above_cpu_pct = 90;
+  unsigned idle_timeout_ms = 100;
+};
+
+struct PoolSpec {
+  std::string text;                      // normalised: "2N+2", "auto", "auto:1:8:50:95"
+  CountSpec fixed{"2N", 2, 0};           // the size of a fixed pool
+  std::optional<AutoPoolSpec> autosize;  // set for "auto..."
+
+  PoolSpec() : text("2N") {}
+  // A fixed pool of `count` threads (implicit: every CountSpec is a pool spec).
+  PoolSpec(CountSpec count) : text(count.text), fixed(std::move(count)) {}  // NOLINT
+
+  bool is_auto() const { return autosize.has_value(); }
+  // Threads on a machine with `logical_cpus` CPUs: a fixed pool's size, an auto pool's maximum.
+  unsigned resolve(unsigned logical_cpus) const;
+  // An auto pool's minimum (its starting size); a fixed pool's size.
+  unsigned resolve_min(unsigned logical_cpus) const;
+};
+
+// Parses "auto..." or a count spec. Returns the reason (naming the part) on failure.
+std::optional<PoolSpec> parse_pool_spec(std::string_view text, std::string* reason);
+
+}  // namespace iocpbench::sweep

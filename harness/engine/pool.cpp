@@ -1,0 +1,370 @@
+#include "engine/pool.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <system_error>
+
+#include "metrics/clock.hpp"
+#include "metrics/thread_sched.hpp"
+#include "platform/platform.hpp"
+#include "port/blocking_region.hpp"
+#include "engine/blocking_io.hpp"
+#include "engine/working_set.hpp"
+
+namespace iocpbench::run {
+
+using workloads::kMeasuring;
+using workloads::kStopKey;
+
+Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& workload,
+           const HandlerSpec& handler, unsigned threads, metrics::RoleRegistry& roles,
+           const std::atomic<int>& phase, std::optional<PoolSizing> sizing)
+    : ports_(std::move(ports)),
+      workload_(workload),
+      handler_(handler),
+      work_(handler.work_us),
+      sleep_overshoot_ns_(handler.blocks() && handler.kind == BlockingKind::sleep
+                              ? sleep_overshoot_estimate_ns()
+                              : 0.0),
+      roles_(roles),
+      phase_(phase),
+      stats_(sizing ? sizing->max_threads : threads),
+      sizing_(sizing),
+      cpu_(platform::logical_cpus()),
+      threads_(stats_.size()),
+      occupied_(stats_.size(), false),
+      generation_(stats_.size(), 0) {
+  timeline_.events.reserve(sizing ? PoolTimeline::kMaxEvents : 1);
+  if (sizing && (ports_.size() != 1 || sizing->min_threads < 1 ||
+                 sizing->min_threads > sizing->max_threads)) {
+    throw std::invalid_argument("a self-sizing pool needs one shared port and 1 <= min <= max");
+  }
+}
+
+Pool::~Pool() {
+  stop();
+}
+
+void Pool::start() {
+  const unsigned initial = sizing_ ? sizing_->min_threads : size();
+  if (board_ != nullptr) {
+    for (unsigned i = initial; i < size(); ++i) board_->at(i, ProgressBoard::kExited);
+  }
+  {
+    std::lock_guard lock(sizing_mutex_);
+    for (unsigned i = 0; i < initial; ++i) {
+      if (!spawn_locked()) throw std::runtime_error("the pool could not start its threads");
+    }
+    const std::uint64_t now = metrics::now_ns();
+    size_.start(now, current_.load(std::memory_order_relaxed));
+    record_size_locked(now);
+  }
+  while (enrolled_.load(std::memory_order_acquire) < initial) std::this_thread::yield();
+}
+
+void Pool::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  unsigned in_pool = 0;
+  {
+    // From here on the pool neither grows nor shrinks: the threads counted now are the ones
+    // that take the stop packets, one each.
+    std::lock_guard lock(sizing_mutex_);
+    stopping_ = true;
+    in_pool = current_.load(std::memory_order_relaxed);
+  }
+  for (unsigned i = 0; i < in_pool; ++i) {
+    port::Packet stop;
+    stop.key = kStopKey;
+    // false only if the port is closed, and then every remove fails
+    ports_[ports_.size() == 1 ? 0 : i]->post(stop);
+  }
+  for (auto& thread : threads_) {
+    if (thread.joinable()) thread.join();
+  }
+}
+
+PoolTimeline Pool::timeline() const {
+  std::lock_guard lock(sizing_mutex_);
+  return timeline_;
+}
+
+PoolWindowSummary Pool::mark_window(std::uint64_t t_ns) {
+  std::lock_guard lock(sizing_mutex_);
+  return size_.mark(t_ns);
+}
+
+bool Pool::spawn_locked() {
+  if (stopping_ || current_.load(std::memory_order_relaxed) >= size()) return false;
+  unsigned slot = 0;
+  while (occupied_[slot]) ++slot;  // a free slot exists: fewer threads than slots
+  // Its last thread has left the loop (it gave the slot up under this mutex) and only has
+  // its exit left, which takes no lock of ours.
+  if (threads_[slot].joinable()) threads_[slot].join();
+  // Counted before it runs (Richter: a thread enters the pool busy and goes idle when it first
+  // waits), undone if the OS refuses the thread: then the pool simply does not grow.
+  occupied_[slot] = true;
+  current_.fetch_add(1, std::memory_order_relaxed);
+  busy_.fetch_add(1, std::memory_order_relaxed);
+  const std::uint64_t generation = generation_[slot]++;
+  try {
+    threads_[slot] = std::thread([this, slot, generation] { worker(slot, generation); });
+  } catch (const std::system_error&) {
+    occupied_[slot] = false;
+    current_.fetch_sub(1, std::memory_order_relaxed);
+    busy_.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
+  return true;
+}
+
+void Pool::record_size_locked(std::uint64_t now_ns) {
+  // Threads read the clock before taking the mutex, so keep the events in time order.
+  if (!timeline_.events.empty()) now_ns = std::max(now_ns, timeline_.events.back().t_ns);
+  const PoolTimeline::Event event{now_ns, current_.load(std::memory_order_relaxed)};
+  size_.change(now_ns, event.threads);
+  if (timeline_.events.size() < PoolTimeline::kMaxEvents) {
+    timeline_.events.push_back(event);
+  } else {
+    timeline_.events.back() = event;  // full: the last entry stays the current size
+    ++timeline_.dropped;
+  }
+}
+
+void Pool::maybe_grow(std::uint64_t now_ns) {
+  std::lock_guard lock(sizing_mutex_);
+  if (busy_.load(std::memory_order_relaxed) < current_.load(std::memory_order_relaxed)) return;
+  if (spawn_locked()) {
+    ++timeline_.grows;
+    record_size_locked(now_ns);
+  }
+}
+
+bool Pool::try_leave(unsigned slot, std::uint64_t now_ns) {
+  std::lock_guard lock(sizing_mutex_);
+  if (stopping_ || current_.load(std::memory_order_relaxed) <= sizing_->min_threads) return false;
+  occupied_[slot] = false;
+  current_.fetch_sub(1, std::memory_order_relaxed);
+  busy_.fetch_sub(1, std::memory_order_relaxed);
+  ++timeline_.shrinks;
+  record_size_locked(now_ns);
+  return true;
+}
+
+std::uint64_t Pool::block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer,
+                          BlockSizer& sizer, std::uint64_t target_ns,
+                          const metrics::ThreadSchedClock& sched) {
+  port::BlockingRegion region;
+  if (handler_.kind == BlockingKind::sleep) {
+    const std::uint64_t request_ns = sizer.sleep_request_ns(target_ns);
+    platform::precise_sleep(std::chrono::nanoseconds(request_ns));
+    return request_ns;
+  }
+  // io: synchronous O_DIRECT reads of random blocks (at least one) while one more read is
+  // expected to end nearer the target than stopping now, so the ratio can track b while every
+  // wait really is the device. Progress is counted in blocked time: a read's own CPU (the
+  // syscall, the copy) and any wait for a CPU after it are not blocking.
+  const std::uint64_t blocks = handler_.io_file_bytes / handler_.io_block;
+  std::uint64_t blocked_ns = 0;
+  do {
+    const std::uint64_t offset = (context.next_random() % blocks) * handler_.io_block;
+    const std::uint64_t t0 = metrics::now_ns();  // each sample right after its clock read
+    const metrics::SchedSample s0 = sched.sample();
+    if (!blocking_read(handler_.io_fd, buffer, handler_.io_block, offset))
+      ++stats.block_read_errors;
+    const std::uint64_t t1 = metrics::now_ns();
+    const HandlerSplit read = split_handler(sched.available(), t0, t0, t1, s0, s0, sched.sample());
+    sizer.observe_read(read.blocked_ns);
+    ++stats.block_reads;
+    blocked_ns += read.blocked_ns;
+  } while (sizer.read_again(blocked_ns, target_ns));
+  sizer.observe_io_block(blocked_ns, target_ns);
+  return 0;
+}
+
+// One pool thread's set-up, for as long as the thread runs (Pool::worker).
+struct Pool::WorkerThread {
+  WorkerThread(Pool& pool, unsigned slot, std::uint64_t generation)
+      : index(slot),
+        stats(pool.stats_[slot]),
+        blocks(pool.handler_.blocks()),
+        sizer(pool.handler_.blocking_ratio, pool.handler_.work_us, pool.sleep_overshoot_ns_),
+        works(pool.work_.iterations() != 0 || blocks),
+        port(*pool.ports_[pool.ports_.size() == 1 ? 0 : slot]),
+        sizes(pool.sizing_.has_value()),
+        wait(sizes ? port::Timeout{pool.sizing_->idle_timeout_ms} : port::kInfinite),
+        timed(pool.handler_.metrics),
+        pumps(pool.ports_.size() > 1 && pool.workload_.pumps(slot)) {
+    context.index = slot;
+    // A thread that takes over a slot must not replay its predecessor's random offsets.
+    context.rng = 0x9E3779B97F4A7C15ull * (slot + 1 + generation * (pool.size() + 1)) | 1;
+  }
+
+  const unsigned index;
+  WorkerStats& stats;
+  workloads::WorkerContext context;
+  const bool blocks;
+  BlockSizer sizer;
+  const metrics::ThreadSchedClock sched;  // this thread's CPU time and run-queue wait
+  const bool works;
+  void* buffer = nullptr;  // the io kind's read buffer
+  port::CompletionPort& port;
+  const bool sizes;  // a self-sizing pool
+  const port::Timeout wait;
+  const bool timed;
+  // Per-thread ports where the worker reaps its own ring: take what its port holds, and when
+  // it is empty pump the ring (which posts into this port), so no other thread is involved.
+  const bool pumps;
+};
+
+void Pool::worker(unsigned index, std::uint64_t generation) {
+  if (board_ != nullptr) board_->at(index, ProgressBoard::kInPort);
+  roles_.enrol(metrics::Role::workers);
+  WorkerThread self(*this, index, generation);
+  if (self.blocks && handler_.kind == BlockingKind::sleep) platform::set_fine_timer_slack();
+  if (self.blocks && handler_.kind == BlockingKind::io) self.buffer = aligned_block(handler_.io_block);
+  enrolled_.fetch_add(1, std::memory_order_release);
+
+  bool left = false;  // left a self-sizing pool (rather than taking a stop packet)
+  WorkingSet working_set(handler_.working_set_kib);
+  for (;;) {
+    port::Packet packet;
+    const Next next = take_packet(self, packet);
+    if (next == Next::again) continue;
+    if (next != Next::handle) {
+      left = next == Next::leave;
+      break;
+    }
+    const std::uint64_t t_done = handle_packet(self, packet, working_set);
+    if (self.sizes) {
+      const std::uint64_t now = t_done != 0 ? t_done : metrics::now_ns();
+      if (cpu_.percent(now) > sizing_->shrink_above_cpu_pct &&
+          !workload_.worker_has_io_pending(index) && try_leave(index, now)) {
+        left = true;
+        break;
+      }
+    }
+  }
+  if (board_ != nullptr) board_->at(index, ProgressBoard::kExited);
+  free_block(self.buffer);
+  // A thread leaving mid-run keeps its context switches in its role's sums.
+  if (left) roles_.retire();
+}
+
+Pool::Next Pool::take_packet(WorkerThread& self, port::Packet& packet) {
+  if (self.sizes) busy_.fetch_sub(1, std::memory_order_relaxed);
+  port::RemoveStatus status = self.port.remove(packet, self.pumps ? port::Timeout{0} : self.wait);
+  if (self.sizes) {
+    // Richter's thread function, step by step: busy again; if every thread is busy, add one
+    // (under the maximum and while CPU use is low); an idle timeout with no I/O of its own
+    // outstanding leaves the pool (over the minimum).
+    // One deviation from the letter of his loop: a thread whose wait timed out found nothing
+    // to do, so it never adds a thread (in his loop it counts itself busy, and a lone idle
+    // thread would start a replacement and then leave, every idle timeout).
+    // The clock is read only when a rule may fire (not per packet: this is the hot path).
+    const unsigned busy = busy_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (status != port::RemoveStatus::timeout &&
+        busy >= current_.load(std::memory_order_relaxed) && busy < size()) {
+      const std::uint64_t now = metrics::now_ns();
+      if (cpu_.percent(now) < sizing_->grow_below_cpu_pct) maybe_grow(now);
+    }
+    if (status == port::RemoveStatus::timeout) {
+      if (!workload_.worker_has_io_pending(self.index) &&
+          try_leave(self.index, metrics::now_ns())) {
+        return Next::leave;
+      }
+      return Next::again;
+    }
+  }
+  if (self.pumps && status == port::RemoveStatus::timeout) {
+    const int posted = workload_.pump(self.index, 2000);
+    if (posted > 0) return Next::again;
+    if (posted < 0) {
+      // Nothing in flight (start-up, drain): wait on the port for a stop packet, briefly.
+      status = self.port.remove(packet, port::Timeout{1});
+    }
+    if (status == port::RemoveStatus::timeout) return Next::again;
+  }
+  if (status != port::RemoveStatus::ok && status != port::RemoveStatus::io_failed) {
+    ++self.stats.remove_failures;  // the port was closed under us: nothing more will come
+    return Next::exit;
+  }
+  if (packet.key == kStopKey) {
+    ++self.stats.stop_packets;
+    return Next::exit;  // never remove again: each thread takes exactly one stop packet
+  }
+  return Next::handle;
+}
+
+std::uint64_t Pool::handle_packet(WorkerThread& self, const port::Packet& packet,
+                                  WorkingSet& working_set) {
+  WorkerStats& stats = self.stats;
+  // Clock reads per completion: at most two (remove, handler end), none with metrics off
+  // and no handler work, none for a packet the workload left out of its latency sample.
+  const bool timed_packet = self.timed && workload_.timed(packet);
+  const std::uint64_t t_remove = timed_packet || self.works ? metrics::now_ns() : 0;
+  // Each scheduler sample is taken right after the clock read it pairs with, so the CPU and
+  // wait it counts cover the same interval as the wall time (the workload's on_packet and the
+  // samples' own preads included), and nothing of them reads as blocked.
+  const metrics::SchedSample s_start = self.blocks ? self.sched.sample() : metrics::SchedSample{};
+  const bool measuring = phase_.load(std::memory_order_relaxed) == kMeasuring;
+  ++stats.packets_total;
+  if (board_ != nullptr) {
+    board_->took(self.index);
+    board_->at(self.index, ProgressBoard::kInHandler);
+  }
+  const workloads::Completion c = workload_.on_packet(packet, self.context);
+  working_set.touch();  // --working-set-kib (engine/working_set.hpp); nothing at 0
+
+  std::uint64_t t_done = t_remove;  // no handler work: the remove time ends it (one read)
+  if (self.works) t_done = run_handler(self, t_remove, s_start, measuring);
+
+  if (c.counted) ++stats.handled_total;
+  if (measuring) {
+    if (c.error) ++stats.errors;
+    if (c.counted && !c.error) {
+      ++stats.completions;
+      stats.bytes += c.bytes;
+      if (timed_packet && c.t_insert_ns != 0 && t_remove >= c.t_insert_ns) {
+        stats.queue_delay.record(t_remove - c.t_insert_ns);
+      }
+      if (timed_packet && c.t_start_ns != 0 && t_done >= c.t_start_ns) {
+        stats.latency.record(t_done - c.t_start_ns);
+      }
+    }
+  }
+  workload_.after_handler(packet, c, t_done, self.context);
+  if (board_ != nullptr) board_->at(self.index, ProgressBoard::kInPort);
+  return t_done;
+}
+
+std::uint64_t Pool::run_handler(WorkerThread& self, std::uint64_t t_remove,
+                                const metrics::SchedSample& s_start, bool measuring) {
+  work_();
+  if (!self.blocks) return metrics::now_ns();
+  const std::uint64_t t_block = metrics::now_ns();
+  const metrics::SchedSample s_block = self.sched.sample();
+  const std::uint64_t target_ns = self.sizer.target_ns();
+  if (board_ != nullptr) board_->at(self.index, ProgressBoard::kBlocking);
+  const std::uint64_t request_ns =
+      block(self.stats, self.context, self.buffer, self.sizer, target_ns, self.sched);
+  if (board_ != nullptr) board_->at(self.index, ProgressBoard::kInHandler);
+  const std::uint64_t t_done = metrics::now_ns();
+  const HandlerSplit split = split_handler(self.sched.available(), t_remove, t_block, t_done,
+                                           s_start, s_block, self.sched.sample());
+  // The handler's whole blocked time teaches the sleep (what the ratio counts).
+  self.sizer.observe(split.cpu_ns, request_ns, split.blocked_ns);
+  if (measuring) {
+    HandlerTimes& h = self.stats.handler;
+    ++h.handlers;
+    h.handler_ns += t_done - t_remove;
+    h.cpu_ns += split.cpu_ns;
+    h.blocked_ns += split.blocked_ns;
+    h.runnable_wait_ns += split.runnable_wait_ns;
+    h.target_block_ns += target_ns;
+  }
+  return t_done;
+}
+
+}  // namespace iocpbench::run

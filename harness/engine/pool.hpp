@@ -1,0 +1,161 @@
+#pragma once
+// The worker pool of one run and the per-completion handler.
+//
+// The pool is created up front; every thread associates itself with the port by calling
+// remove(). Each completion: the workload inspects the packet, the handler computes for
+// work_us (calibrated) and then, at b > 0, blocks inside port::BlockingRegion (a 1-ns-slack
+// sleep, or synchronous O_DIRECT reads that reach the device) for b/(1-b) times the handler's
+// CPU time, sized and measured by run/block_control, then the workload resubmits. Shutdown: one stop packet per thread, and a thread that takes a stop packet never
+// removes again, so each thread takes exactly one (with LIFO wake-ups a thread that looped back
+// could otherwise take a second one meant for another, leaving that one blocked forever).
+//
+// A self-sizing pool (PoolSizing, Richter's heuristic; the `auto` pool spec) moves between its
+// minimum and maximum while it runs. Threads live in `max` slots; a slot's WorkerStats and
+// progress-board entry carry on across the threads that occupy it in turn. Every change of size
+// happens under one mutex, and once stop() has begun none happens: the threads counted then are
+// exactly the ones that take the stop packets.
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/kinds.hpp"
+#include "metrics/cpu_meter.hpp"
+#include "metrics/histogram.hpp"
+#include "metrics/thread_sched.hpp"
+#include "metrics/usage.hpp"
+#include "port/completion_port.hpp"
+#include "engine/block_control.hpp"
+#include "engine/cpu_work.hpp"
+#include "engine/pool_timeline.hpp"
+#include "engine/watchdog.hpp"
+#include "engine/working_set.hpp"
+#include "engine/workload.hpp"
+
+namespace iocpbench::run {
+
+using BlockingKind = iocpbench::BlockingKind;  // core/kinds.hpp
+
+struct HandlerSpec {
+  double work_us = 0;
+  double blocking_ratio = 0;  // b in [0, 1)
+  BlockingKind kind = BlockingKind::sleep;
+  // kind == io: an O_DIRECT file descriptor to read from, its size and the read size.
+  int io_fd = -1;
+  std::uint64_t io_file_bytes = 0;
+  std::uint32_t io_block = 4096;
+  // false: no per-completion clock reads (unless the handler works) and no histograms.
+  bool metrics = true;
+  std::uint32_t working_set_kib = 0;  // each worker's own buffer, touched on every packet
+
+  // The nominal block, work_us*b/(1-b): the first target, before the handler's CPU time is
+  // known (engine/block_control sizes every block after that).
+  double block_us() const {
+    return blocking_ratio <= 0 ? 0 : work_us * blocking_ratio / (1 - blocking_ratio);
+  }
+  bool blocks() const { return blocking_ratio > 0 && work_us > 0; }
+};
+
+struct alignas(64) WorkerStats {
+  metrics::Histogram latency;      // end-to-end (measured window)
+  metrics::Histogram queue_delay;  // insert -> remove (measured window)
+  std::uint64_t completions = 0;   // measured window
+  std::uint64_t bytes = 0;
+  std::uint64_t errors = 0;
+  HandlerTimes handler;  // the blocking handlers' times (measured window)
+  std::uint64_t block_reads = 0;
+  std::uint64_t block_read_errors = 0;
+  std::uint64_t handled_total = 0;  // counted completions, every phase
+  std::uint64_t packets_total = 0;  // every packet but stop packets, every phase
+  std::uint64_t stop_packets = 0;
+  std::uint64_t remove_failures = 0;  // remove() returned abandoned / invalid_handle
+};
+
+class Pool {
+ public:
+  // `ports`: one port shared by the pool, or one per thread (the per-thread-port model: worker
+  // i only ever removes from ports[i], and takes its stop packet there). `sizing`: a
+  // self-sizing pool of up to sizing->max_threads (then `threads` is ignored; one shared port).
+  Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& workload,
+       const HandlerSpec& handler, unsigned threads, metrics::RoleRegistry& roles,
+       const std::atomic<int>& phase, std::optional<PoolSizing> sizing = std::nullopt);
+  ~Pool();
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  // Starts the threads (a self-sizing pool: its minimum) and returns once every one of them
+  // has enrolled (and so can be sampled).
+  void start();
+  // Posts one stop packet per thread and joins them all. Idempotent.
+  void stop();
+  const std::vector<WorkerStats>& stats() const { return stats_; }
+  // Before start(): each worker reports its packets and where it is (the watchdog's view).
+  void set_progress_board(ProgressBoard* board) { board_ = board; }
+  // Slots: the threads of a fixed pool, a self-sizing pool's maximum.
+  unsigned size() const { return static_cast<unsigned>(stats_.size()); }
+  // Threads in the pool now.
+  unsigned threads() const { return current_.load(std::memory_order_relaxed); }
+  // A copy of the size's history (a fixed pool: its one start entry).
+  PoolTimeline timeline() const;
+  // The size since the previous call (or start()) up to t_ns: call at the window's start and
+  // end, and the second call summarises the window, however many changes it saw.
+  PoolWindowSummary mark_window(std::uint64_t t_ns);
+
+ private:
+  struct WorkerThread;  // one thread's set-up (pool.cpp)
+  // What a worker does after a remove.
+  enum class Next { handle, again, leave, exit };
+  void worker(unsigned index, std::uint64_t generation);
+  // One remove (and pump, and the self-sizing rules that follow it).
+  Next take_packet(WorkerThread& self, port::Packet& packet);
+  // The workload's part, the handler and the measurements; returns the handler's end (0 when
+  // nothing read the clock).
+  std::uint64_t handle_packet(WorkerThread& self, const port::Packet& packet,
+                              WorkingSet& working_set);
+  // The calibrated work, then the block (sized, split and learnt from); returns its end.
+  std::uint64_t run_handler(WorkerThread& self, std::uint64_t t_remove,
+                            const metrics::SchedSample& s_start, bool measuring);
+  // Blocks for about `target_ns`; returns the sleep it asked the OS for (0 for io blocks).
+  std::uint64_t block(WorkerStats& stats, workloads::WorkerContext& context, void* buffer,
+                      BlockSizer& sizer, std::uint64_t target_ns,
+                      const metrics::ThreadSchedClock& sched);
+  // Under sizing_mutex_: occupies a free slot with a new thread. False when stopping or full.
+  bool spawn_locked();
+  // Richter's rules; each takes sizing_mutex_ and changes the size at most by one.
+  void maybe_grow(std::uint64_t now_ns);
+  bool try_leave(unsigned slot, std::uint64_t now_ns);
+  void record_size_locked(std::uint64_t now_ns);
+
+  std::vector<port::CompletionPort*> ports_;
+  workloads::Workload& workload_;
+  HandlerSpec handler_;
+  CpuWork work_;
+  double sleep_overshoot_ns_ = 0;  // every thread's first estimate (block_control)
+  metrics::RoleRegistry& roles_;
+  const std::atomic<int>& phase_;
+  std::vector<WorkerStats> stats_;
+  ProgressBoard* board_ = nullptr;
+  std::optional<PoolSizing> sizing_;
+  metrics::CpuMeter cpu_;
+
+  // Guarded by sizing_mutex_: the slots' threads and which hold a thread still in the pool.
+  mutable std::mutex sizing_mutex_;
+  std::vector<std::thread> threads_;
+  std::vector<bool> occupied_;
+  bool stopping_ = false;
+  PoolTimeline timeline_;
+  SizeTracker size_;
+  std::vector<std::uint64_t> generation_;  // threads each slot has had (seeds their RNG)
+  // Written under sizing_mutex_, read without it on the hot path (Richter's interlocked counts).
+  std::atomic<unsigned> current_{0};
+  alignas(64) std::atomic<unsigned> busy_{0};
+
+  std::atomic<unsigned> enrolled_{0};
+  bool stopped_ = false;
+};
+
+}  // namespace iocpbench::run

@@ -1,0 +1,623 @@
+#include "engine/run_point.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include "core/errors.hpp"
+#include "metrics/clock.hpp"
+#include "metrics/thread_sched.hpp"
+#include "platform/platform.hpp"
+#include "platform/machine_info.hpp"
+#include "results/schema_version.hpp"
+#include "engine/block_control.hpp"
+#include "engine/blocking_io.hpp"
+#include "engine/cpu_work.hpp"
+#include "engine/pool.hpp"
+#include "engine/switch_attribution.hpp"
+#include "engine/watchdog.hpp"
+#include "engine/working_set.hpp"
+#include "stats/statistics.hpp"
+#include "stats/blocking_fidelity.hpp"
+#include "stats/summary_json.hpp"
+#include "io/data_file.hpp"
+#include "engine/workload.hpp"
+#include "engine/workload_registry.hpp"
+
+namespace iocpbench::run {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr unsigned kBlockingFileMib = 256;  // the file workload's default file, shared
+
+// The run's blocking record: the handler's parts, the two ratios and whether the request was
+// honoured (docs/architecture.md, "The blocking ratio").
+std::string fixed(double value, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+void record_blocking(RunResult& result, const HandlerSpec& handler, const HandlerTimes& times) {
+  const bool split = metrics::ThreadSchedClock().available();
+  if (!handler.blocks()) {
+    result.achieved_blocking_ratio = 0;
+    result.blocked_only_ratio = 0.0;
+    result.handler_time = {{"requested_ratio", handler.blocking_ratio},
+                           {"blocking_handlers", 0},
+                           {"not_split", "no block at b = 0: the handler only computes"},
+                           {"honoured", true}};
+    return;
+  }
+  result.handler_time = handler_time_json(times, split, handler.blocking_ratio);
+  result.achieved_blocking_ratio = achieved_ratio(times);
+  if (split) result.blocked_only_ratio = blocked_only_ratio(times);
+  const double judged = result.blocked_only_ratio.value_or(result.achieved_blocking_ratio);
+  const double target_us = result.handler_time.value("target_block_us_mean", 0.0);
+  const double overshoot_us = result.handler_time.value("block_overshoot_us_mean", 0.0);
+  std::string why;
+  if (times.handlers == 0) {
+    why = "no blocking handler ran in the measured window";
+  } else if (std::abs(judged - handler.blocking_ratio) > kBlockingTolerance) {
+    why = "achieved " + fixed(judged, 3) + " for a requested " + fixed(handler.blocking_ratio, 2);
+  } else if (overshoot_us > std::max(0.05 * target_us, 2.0)) {
+    why = "blocks overshoot by " + fixed(overshoot_us, 1) + " us on " + fixed(target_us, 1) + " us";
+  }
+  // Advice where the cause is known: blocks this short are at the sleep's floor here.
+  const double sleep_overshoot_us = sleep_overshoot_estimate_ns() / 1e3;
+  std::string hint;
+  if (!why.empty() && handler.kind == BlockingKind::sleep && target_us < 4 * sleep_overshoot_us + 20) {
+    hint = "blocks of " + fixed(target_us, 1) +
+           " us are too short for a sleep to honour here: give more --work-us";
+    why += "; " + hint;
+  }
+  if (!why.empty() && target_us >= 0.9 * 10 * handler.block_us()) {
+    hint = "the blocks reached their cap (10 x the nominal " + fixed(handler.block_us(), 1) +
+           " us): each longer block brought as much CPU of its own (a read's), so this ratio is "
+           "out of reach of " + std::string(to_string(handler.kind)) +
+           " blocks here";
+    why += "; " + hint;
+  }
+  result.handler_time["hint"] = hint.empty() ? nlohmann::json() : nlohmann::json(hint);
+  result.handler_time["honoured"] = why.empty();
+  result.handler_time["not_honoured_because"] = why.empty() ? nlohmann::json() : nlohmann::json(why);
+}
+
+// Sleeps until `until` or until a stop is requested (or the watchdog fired); false when
+// stopped early.
+bool sleep_until(Clock::time_point until, const std::atomic<bool>* stop,
+                 const std::atomic<bool>& watchdog) {
+  while (Clock::now() < until) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return false;
+    if (watchdog.load(std::memory_order_acquire)) return false;
+    const auto left = until - Clock::now();
+    std::this_thread::sleep_for(std::min<Clock::duration>(left, std::chrono::milliseconds(20)));
+  }
+  return true;
+}
+
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+// Whatever happens, the workload sees kStopping before the pool and the workload go away.
+struct PhaseGuard {
+  std::atomic<int>& phase;
+  ~PhaseGuard() { phase.store(workloads::kStopping); }
+};
+
+// The watchdog's report: where the pool's threads are, the port, the workload, the verdict.
+std::string stall_report(const ProgressBoard& board,
+                         const std::vector<port::CompletionPort*>& ports,
+                         const workloads::Workload& workload) {
+  const ProgressBoard::Census c = board.census();
+  std::optional<std::size_t> depth = 0;
+  for (const port::CompletionPort* p : ports) {
+    const std::optional<std::size_t> d = p->depth();
+    depth = d && depth ? std::optional<std::size_t>(*depth + *d) : std::nullopt;
+  }
+  std::string text = "pool threads: " + std::to_string(c.in_port) + " waiting in the port, " +
+                     std::to_string(c.in_handler) + " in the handler, " +
+                     std::to_string(c.blocking) + " blocking";
+  if (c.exited > 0) text += ", " + std::to_string(c.exited) + " exited";
+  text += "; port: " + (depth ? std::to_string(*depth) + " packets queued" : "depth unknown");
+  const std::string work = workload.stall_report();
+  text += "; " + std::string(workload.name()) + " workload: " + (work.empty() ? "-" : work);
+  text += "; stuck: ";
+  if (c.in_handler + c.blocking > 0) {
+    text += "the handler (" + std::to_string(c.in_handler + c.blocking) +
+            " threads have not returned from it)";
+  } else if (depth && *depth > 0) {
+    text += "the port (packets queued, threads waiting, none released)";
+  } else if (c.exited > 0 && c.in_port == 0) {
+    text += "the pool (every thread has exited)";
+  } else {
+    text += "the workload (nothing reaches the port)";
+  }
+  return text;
+}
+
+struct FileCloser {
+  int fd = -1;
+  ~FileCloser() { close_file(fd); }
+};
+
+}  // namespace
+
+void validate_point(const PointSpec& spec) {
+  workloads::parse_workload_params(spec.workload, spec.workload_params);
+  if (!port::backend_available(spec.port)) {
+    throw BadInput{"--port", "backend '" + std::string(port::to_string(spec.port)) +
+                                 "' is not available in this build on this OS"};
+  }
+  if (spec.pool_value < 1) throw BadInput{"--pool", "must be at least 1 thread"};
+  if (spec.pool.is_auto()) {
+    const unsigned n = platform::logical_cpus();
+    if (spec.pool.resolve_min(n) > spec.pool.resolve(n)) {
+      throw BadInput{"--pool", "'" + spec.pool.text + "': the minimum (" +
+                                   std::to_string(spec.pool.resolve_min(n)) +
+                                   ") is larger than the maximum (" +
+                                   std::to_string(spec.pool.resolve(n)) + ") on this machine"};
+    }
+    if (spec.dispatch != Dispatch::shared) {
+      throw BadInput{"--pool", "auto (a self-sizing pool) needs --dispatch shared"};
+    }
+  }
+  if (spec.pool_value > 4096) throw BadInput{"--pool", "more than 4096 threads"};
+  if (spec.concurrency_value > 4096) throw BadInput{"--concurrency", "larger than 4096"};
+  if (!std::isfinite(spec.blocking_ratio) || spec.blocking_ratio < 0 || spec.blocking_ratio >= 1) {
+    throw BadInput{"--blocking", "must be in [0, 1)"};
+  }
+  if (!std::isfinite(spec.work_us) || spec.work_us < 0) {
+    throw BadInput{"--work-us", "must be a number of microseconds, 0 or more"};
+  }
+  // A block lasts b/(1-b) times the handler's CPU time: with no work it would be no block, and
+  // the ratio would name a measurement that never happened.
+  if (spec.blocking_ratio > 0 && spec.work_us == 0) {
+    throw BadInput{"--blocking", "a ratio above 0 needs CPU work to be a ratio of: give --work-us "
+                                 "above 0 (a block lasts work_us*b/(1-b))"};
+  }
+  if (spec.work_us > 1e6) throw BadInput{"--work-us", "more than a second per completion"};
+  if (spec.working_set_kib > kMaxWorkingSetKib) {
+    throw BadInput{"--working-set-kib", "more than 1048576 KiB (1 GiB) per worker thread"};
+  }
+  if (!std::isfinite(spec.duration_s) || spec.duration_s <= 0) {
+    throw BadInput{"--duration", "must be a positive number of seconds"};
+  }
+  if (spec.duration_s > 86400) throw BadInput{"--duration", "longer than a day"};
+  if (!std::isfinite(spec.warmup_s) || spec.warmup_s < 0 || spec.warmup_s > 3600) {
+    throw BadInput{"--warmup", "must be between 0 and 3600 seconds"};
+  }
+}
+
+namespace {
+
+// run_point's three parts: prepare (the handler, the calibration check, the ports), measure (the
+// pool through warm-up, window and teardown) and collect (what the workers, the workload and
+// the OS counted, into the result).
+
+// The handler the pool runs, and the file an io-blocking handler reads (kept open in `file`).
+HandlerSpec prepare_handler(const PointSpec& spec, FileCloser& file) {
+  HandlerSpec handler;
+  handler.work_us = spec.work_us;
+  handler.blocking_ratio = spec.blocking_ratio;
+  handler.kind = spec.blocking_kind;
+  handler.metrics = spec.metrics;
+  handler.working_set_kib = spec.working_set_kib;
+  if (handler.kind == BlockingKind::io && handler.block_us() > 0) {
+    const auto data = workloads::ensure_data_file(workloads::default_data_file(kBlockingFileMib),
+                                                  std::uint64_t{kBlockingFileMib} << 20, true);
+    std::string error;
+    file.fd = open_direct_for_reads(data.path, error);
+    if (file.fd < 0) throw BadInput{"--blocking-kind", "io needs direct reads of " + error};
+    handler.io_fd = file.fd;
+    handler.io_file_bytes = data.bytes;
+  }
+  return handler;
+}
+
+// The calibration check, on this thread before anything else runs.
+void check_calibration(const PointSpec& spec, const HandlerSpec& handler, RunResult& result) {
+  const CpuWork work(spec.work_us);
+  const unsigned check_reps =
+      spec.work_us > 0 ? static_cast<unsigned>(std::clamp(20000.0 / spec.work_us, 10.0, 1000.0))
+                       : 0;
+  const double measured_us = work.measure_us(check_reps);
+  result.work_calibration = work.to_json(spec.work_us, measured_us, check_reps);
+  result.work_calibration["block_us_target"] = handler.block_us();  // nominal: the first target
+  if (handler.blocks() && handler.kind == BlockingKind::sleep) {
+    result.work_calibration["sleep_overshoot_us"] = sleep_overshoot_estimate_ns() / 1e3;
+  }
+  result.work_calibration["blocking_kind"] = to_string(spec.blocking_kind);
+}
+
+// The point's ports: one, or under per-thread dispatch one per worker with concurrency 1 each
+// (the first is `front()`).
+struct PointPorts {
+  std::vector<std::unique_ptr<port::CompletionPort>> owned;
+  std::vector<port::CompletionPort*> all;
+
+  // Summed over the ports (per port: max_active, at most 1 per port outside the resume
+  // window, and max_depth, the worst port's, are maxima).
+  port::PortCounters counters() const {
+    port::PortCounters sum = all.front()->counters();
+    for (std::size_t i = 1; i < all.size(); ++i) {
+      const port::PortCounters c = all[i]->counters();
+      sum.handoffs += c.handoffs;
+      sum.queued += c.queued;
+      sum.over_limit_ns += c.over_limit_ns;
+      sum.max_active = std::max(sum.max_active, c.max_active);
+      sum.max_depth = std::max(sum.max_depth, c.max_depth);
+    }
+    return sum;
+  }
+};
+
+PointPorts make_ports(const PointSpec& spec, bool per_thread_ports) {
+  PointPorts ports;
+  for (unsigned i = 0; i < (per_thread_ports ? spec.pool_value : 1u); ++i) {
+    ports.owned.push_back(port::make_port(
+        spec.port, {.concurrency = per_thread_ports ? 1u : spec.concurrency_value}));
+    if (!ports.owned.back()) throw BadInput{"--port", "backend not available"};
+    ports.all.push_back(ports.owned.back().get());
+  }
+  return ports;
+}
+
+// The samples at the measured window's edges.
+struct Window {
+  metrics::Usage u0, u1;
+  metrics::RoleRegistry::Snapshot r0, r1;
+  port::PortCounters c0, c1;
+  std::uint64_t t0 = 0, t1 = 0;
+};
+
+// What the workers measured, summed over the pool.
+struct WorkerTotals {
+  metrics::Histogram latency, queue_delay;
+  HandlerTimes handler_times;
+  std::uint64_t worker_errors = 0, block_errors = 0, remove_failures = 0;
+  std::vector<std::uint64_t> per_thread;  // completions per worker
+};
+
+WorkerTotals collect_workers(const std::vector<WorkerStats>& stats, RunResult& result) {
+  WorkerTotals t;
+  for (const WorkerStats& w : stats) {
+    t.latency.merge(w.latency);
+    t.queue_delay.merge(w.queue_delay);
+    result.ops += w.completions;
+    result.bytes += w.bytes;
+    t.handler_times += w.handler;
+    result.block_reads += w.block_reads;
+    t.worker_errors += w.errors;
+    t.block_errors += w.block_read_errors;
+    t.remove_failures += w.remove_failures;
+    result.completions_handled_total += w.handled_total;
+    result.packets_handled_total += w.packets_total;
+    result.stop_packets_taken += w.stop_packets;
+    t.per_thread.push_back(w.completions);
+  }
+  return t;
+}
+
+// Latency, shares, blocking and errors from the workers' totals and the workload.
+void collect_run(const PointSpec& spec, const HandlerSpec& handler, const workloads::Workload& workload,
+                 WorkerTotals& t, const Window& window, RunResult& result) {
+  result.seconds = static_cast<double>(window.t1 - window.t0) / 1e9;
+  if (const metrics::Histogram* own = workload.own_latency()) {
+    result.latency = metrics::percentiles_us(*own);
+    result.latency_source = "load generator round trip (send -> whole echo received)";
+  } else {
+    result.latency = metrics::percentiles_us(t.latency);
+    result.latency_source =
+        spec.workload == WorkloadKind::post ? "post -> handler done" : "I/O submitted -> handler done";
+  }
+  result.queue_delay = metrics::percentiles_us(t.queue_delay);
+  std::sort(t.per_thread.begin(), t.per_thread.end(), std::greater<>());
+  for (std::uint64_t n : t.per_thread) {
+    result.thread_shares.push_back(
+        result.ops == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(result.ops));
+  }
+  record_blocking(result, handler, t.handler_times);
+  result.handler_blocks = spec.blocking_kind == BlockingKind::io ? result.block_reads : t.handler_times.handlers;
+
+  const std::uint64_t workload_errors = workload.errors();
+  result.errors = t.worker_errors + t.block_errors + t.remove_failures + workload_errors +
+                  (result.drained ? 0 : 1);
+  result.error_detail = {{"completions_failed", t.worker_errors},
+                         {"blocking_reads_failed", t.block_errors},
+                         {"remove_failures", t.remove_failures},
+                         {"workload", workload_errors},
+                         {"drain_timed_out", !result.drained}};
+  result.workload_stats = workload.stats(result.seconds);
+  if (spec.dispatch == Dispatch::per_thread) {  // the workers' own rings: their waits are the model's port sleeps
+    const auto& source = result.workload_stats.value("completion_source", nlohmann::json::object());
+    result.own_ring_waits = source.value("parks", std::uint64_t{0});
+  }
+  result.packets_posted_total = workload.packets_posted();
+}
+
+// The pool over the workload: warm-up, the measured window, teardown under the watchdog; the
+// run's collected results into `result`, the window's edge samples returned.
+Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPorts& ports,
+               workloads::Workload& workload, metrics::RoleRegistry& roles, std::atomic<int>& phase,
+               const std::atomic<bool>* stop_requested, RunResult& result) {
+  Window w;
+  ProgressBoard board(spec.pool_value);
+  std::optional<PoolSizing> sizing;
+  if (const auto& a = spec.pool.autosize) {
+    sizing = PoolSizing{spec.pool.resolve_min(result.logical_cpus), spec.pool_value,
+                        a->grow_below_cpu_pct, a->shrink_above_cpu_pct, a->idle_timeout_ms};
+  }
+  Pool pool(ports.all, workload, handler, spec.pool_value, roles, phase, sizing);
+  pool.set_progress_board(&board);
+  PhaseGuard guard{phase};
+  pool.start();
+  workload.start();
+  Watchdog watchdog(
+      watchdog_limit_s(spec.work_us, handler.block_us(), spec.watchdog_s),
+      [&board] { return board.packets(); },
+      [&](double) { return stall_report(board, ports.all, workload); });
+  const std::atomic<bool>& stalled = watchdog.fired_flag();
+
+  bool complete = sleep_until(Clock::now() + seconds(spec.warmup_s), stop_requested, stalled);
+  phase.store(workloads::kMeasuring, std::memory_order_seq_cst);
+  w.t0 = metrics::now_ns();
+  pool.mark_window(w.t0);  // closes the warm-up's span of the pool's size
+  w.u0 = metrics::process_usage();
+  w.r0 = roles.sample();
+  w.c0 = ports.counters();
+  if (complete) {
+    complete = sleep_until(Clock::now() + seconds(spec.duration_s), stop_requested, stalled);
+  }
+  watchdog.teardown();  // from here on, a bound on the teardown instead of on progress
+  phase.store(workloads::kStopping, std::memory_order_seq_cst);
+  w.t1 = metrics::now_ns();
+  const PoolWindowSummary pool_window = pool.mark_window(w.t1);
+  w.u1 = metrics::process_usage();
+  w.r1 = roles.sample();
+  w.c1 = ports.counters();
+  result.interrupted = !complete;
+
+  result.drained = workload.drain(Clock::now() + std::chrono::seconds(5));
+  pool.stop();
+  if (sizing) result.pool_sizing = pool_sizing_json(*sizing, pool.timeline(), pool_window, w.t0);
+  for (auto* p : ports.all) result.left_in_port += p->depth().value_or(0);
+  WorkerTotals totals = collect_workers(pool.stats(), result);
+  workload.close();
+  for (auto* p : ports.all) p->close();
+  watchdog.disarm();
+  // A stalled run is not a result: one line naming the stuck part (exit 1; a sweep records
+  // it as a failed run).
+  if (watchdog.fired()) throw std::runtime_error(watchdog.message());
+  collect_run(spec, handler, workload, totals, w, result);
+  return w;
+}
+
+// The process's and the port's counts over the window, and the rates derived from them.
+void collect_window(const Window& w, RunResult& result) {
+  result.process = w.u1 - w.u0;
+  for (int role = 0; role < metrics::kRoles; ++role) {
+    result.by_role[role] = w.r1.by_role[role] - w.r0.by_role[role];
+    result.role_threads[role] = w.r1.threads[role];
+  }
+  result.unsampled_threads = w.r0.unsampled + w.r1.unsampled;
+  const double secs = result.seconds > 0 ? result.seconds : 1e-9;
+  result.throughput_ops_per_s = static_cast<double>(result.ops) / secs;
+  result.bytes_per_s = static_cast<double>(result.bytes) / secs;
+  const double switches =
+      static_cast<double>(result.process.voluntary + result.process.involuntary);
+  result.context_switches_per_kop =
+      result.ops == 0 ? 0.0 : switches * 1000.0 / static_cast<double>(result.ops);
+  // Little's law: mean operations in flight = throughput x mean end-to-end time.
+  result.achieved_outstanding = result.throughput_ops_per_s * result.latency.mean / 1e6;
+  result.port_counters.available = w.c1.available;
+  result.port_counters.handoffs = w.c1.handoffs - w.c0.handoffs;
+  result.port_counters.queued = w.c1.queued - w.c0.queued;
+  result.port_counters.over_limit_s =
+      static_cast<double>(w.c1.over_limit_ns - w.c0.over_limit_ns) / 1e9;
+  result.port_counters.max_active = w.c1.max_active;
+  result.port_counters.max_depth = w.c1.max_depth;
+}
+
+}  // namespace
+
+RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
+                    unsigned repetition) {
+  validate_point(spec);
+  const workloads::WorkloadParams params =
+      workloads::parse_workload_params(spec.workload, spec.workload_params);
+
+  RunResult result;
+  result.repetition = repetition;
+  result.logical_cpus = platform::logical_cpus();
+  FileCloser blocking_file;
+  const HandlerSpec handler = prepare_handler(spec, blocking_file);
+  check_calibration(spec, handler, result);
+  // The per-thread-port model: one port per worker, concurrency 1 each.
+  const bool per_thread_ports = spec.dispatch == Dispatch::per_thread;
+  const PointPorts ports = make_ports(spec, per_thread_ports);
+  result.effective_concurrency = ports.all.front()->concurrency();
+
+  metrics::RoleRegistry roles;
+  std::atomic<int> phase{workloads::kWarmup};
+  std::unique_ptr<workloads::Workload> workload = workloads::make_workload(params);
+  if (spec.wrap_workload) workload = spec.wrap_workload(std::move(workload));
+  workloads::RunEnv env{ports.all.front(), &roles, &phase, spec.pool_value,
+                        per_thread_ports ? ports.all : std::vector<port::CompletionPort*>{},
+                        spec.metrics};
+  workload->open(env);
+  const Window window = measure(spec, handler, ports, *workload, roles, phase, stop_requested, result);
+  collect_window(window, result);
+  return result;
+}
+
+namespace {
+
+nlohmann::json usage_json(const metrics::Usage& u) {
+  return {{"voluntary", u.voluntary}, {"involuntary", u.involuntary}};
+}
+
+// The counted switches split into the IOCP model's and the emulation's (switch_attribution.hpp);
+// null where the OS cannot count them.
+nlohmann::json switch_attribution(const RunResult& r, const metrics::Usage& other) {
+  if (metrics::context_switches_unavailable()) return nullptr;
+  const auto role = [&r](metrics::Role which) { return r.by_role[static_cast<int>(which)]; };
+  SwitchCounts counts;
+  counts.workers_voluntary = role(metrics::Role::workers).voluntary;
+  counts.workers_involuntary = role(metrics::Role::workers).involuntary;
+  counts.source_voluntary = role(metrics::Role::completion_source).voluntary;
+  counts.source_involuntary = role(metrics::Role::completion_source).involuntary;
+  const metrics::Usage generator = role(metrics::Role::load_generator);
+  counts.load_generator = generator.voluntary + generator.involuntary;
+  counts.other = other.voluntary + other.involuntary;
+  counts.handoffs = r.port_counters.handoffs;
+  counts.own_ring_waits = r.own_ring_waits;
+  counts.handler_blocks = r.handler_blocks;
+  counts.over_limit_s = r.port_counters.over_limit_s;
+  counts.window_s = r.seconds;
+  return attribute_switches(counts);
+}
+
+}  // namespace
+
+nlohmann::json run_to_json(const RunResult& r) {
+  nlohmann::json by_role = nlohmann::json::object();
+  nlohmann::json cpu_by_role = nlohmann::json::object();
+  nlohmann::json threads_by_role = nlohmann::json::object();
+  metrics::Usage roles_sum;
+  for (int role = 0; role < metrics::kRoles; ++role) {
+    const char* name = metrics::to_string(static_cast<metrics::Role>(role));
+    by_role[name] = usage_json(r.by_role[role]);
+    cpu_by_role[name] = r.by_role[role].cpu_s;
+    threads_by_role[name] = r.role_threads[role];
+    roles_sum += r.by_role[role];
+  }
+  const metrics::Usage other = r.process - roles_sum;
+  const double cpu_s = r.process.user_s + r.process.sys_s;
+  const double capacity = r.seconds * std::max(1u, r.logical_cpus);
+  const std::uint64_t kops_base = r.ops == 0 ? 1 : r.ops;
+  unsigned threads_ran = 0;
+  for (double share : r.thread_shares) threads_ran += share > 0 ? 1 : 0;
+  nlohmann::json run = {
+      {"repetition", r.repetition},
+      {"seconds", r.seconds},
+      {"ops", r.ops},
+      {"bytes", r.bytes},
+      {"throughput_ops_per_s", r.throughput_ops_per_s},
+      {"bytes_per_s", r.bytes_per_s},
+      {"context_switches_per_kop", r.context_switches_per_kop},
+      {"voluntary_switches_per_kop",
+       static_cast<double>(r.process.voluntary) * 1000.0 / static_cast<double>(kops_base)},
+      {"context_switches",
+       {{"voluntary", r.process.voluntary},
+        {"involuntary", r.process.involuntary},
+        {"by_role", by_role},
+        {"other", usage_json(other)},
+        {"attribution", switch_attribution(r, other)},
+        {"method", metrics::usage_method()}}},
+      {"latency_us", metrics::to_json(r.latency)},
+      {"latency_source", r.latency_source},
+      {"queue_delay_us", metrics::to_json(r.queue_delay)},
+      {"cpu",
+       {{"user_s", r.process.user_s},
+        {"sys_s", r.process.sys_s},
+        {"utilisation", capacity > 0 ? cpu_s / capacity : 0.0},
+        {"utilisation_of", "logical CPUs x seconds"},
+        {"by_role_s", cpu_by_role}}},
+      {"threads_by_role", threads_by_role},
+      {"port_counters",
+       {{"available", r.port_counters.available},
+        {"handoffs", r.port_counters.handoffs},
+        {"queued", r.port_counters.queued},
+        {"max_active", r.port_counters.max_active},
+        {"over_limit_s", r.port_counters.over_limit_s},
+        {"max_depth", r.port_counters.max_depth},
+        {"effective_concurrency", r.effective_concurrency},
+        {"scope", "handoffs, queued, over_limit_s: the window; max_*: the whole run"}}},
+      {"thread_shares", r.thread_shares},
+      {"threads_that_ran", threads_ran},
+      {"achieved_blocking_ratio", r.achieved_blocking_ratio},
+      {"blocked_only_ratio", r.blocked_only_ratio ? nlohmann::json(*r.blocked_only_ratio) : nlohmann::json()},
+      {"handler_time", r.handler_time},
+      {"achieved_outstanding", r.achieved_outstanding},
+      {"blocking_reads", r.block_reads},
+      {"work_calibration", r.work_calibration},
+      {"errors", r.errors},
+      {"error_detail", r.error_detail},
+      {"workload_stats", r.workload_stats},
+      {"accounting",
+       {{"completions_handled_total", r.completions_handled_total},
+        {"packets_handled_total", r.packets_handled_total},
+        {"packets_posted_total", r.packets_posted_total},
+        {"stop_packets_taken", r.stop_packets_taken},
+        {"left_in_port", r.left_in_port},
+        {"drained", r.drained}}},
+      {"unsampled_threads", r.unsampled_threads},
+      {"interrupted", r.interrupted},
+  };
+  if (!r.pool_sizing.is_null()) run["pool_sizing"] = r.pool_sizing;
+  metrics::mark_unavailable_switches(run);  // null, never 0, where the OS cannot count (Wine)
+  return run;
+}
+
+namespace {
+
+// {spec, value}, and for an auto pool its settings on this machine (value: the maximum).
+nlohmann::json pool_json(const PointSpec& spec) {
+  nlohmann::json pool = {{"spec", spec.pool.text}, {"value", spec.pool_value}};
+  if (const auto& a = spec.pool.autosize) {
+    const unsigned n = platform::logical_cpus();
+    pool["auto"] = {{"min", {{"spec", a->min.text}, {"value", a->min.resolve(n)}}},
+                    {"max", {{"spec", a->max.text}, {"value", a->max.resolve(n)}}},
+                    {"grow_below_cpu_pct", a->grow_below_cpu_pct},
+                    {"shrink_above_cpu_pct", a->shrink_above_cpu_pct},
+                    {"idle_timeout_ms", a->idle_timeout_ms}};
+  }
+  return pool;
+}
+
+}  // namespace
+
+nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>& runs) {
+  const workloads::WorkloadParams params =
+      workloads::parse_workload_params(spec.workload, spec.workload_params);
+  nlohmann::json run_list = nlohmann::json::array();
+  for (const auto& r : runs) run_list.push_back(run_to_json(r));
+  // Summarised from the runs' JSON, as a resumed sweep summarises runs of both sessions.
+  const nlohmann::json summary = sweep::summarize_runs(run_list);
+  nlohmann::json point = {{"workload", to_string(spec.workload)},
+          {"workload_params", workloads::to_json(params)},
+          {"port", std::string(port::to_string(spec.port))},
+          {"dispatch", to_string(spec.dispatch)},
+          {"metrics", spec.metrics},
+          {"concurrency", {{"spec", spec.concurrency.text}, {"value", spec.concurrency_value}}},
+          {"pool", pool_json(spec)},
+          {"blocking", {{"ratio", spec.blocking_ratio}, {"kind", to_string(spec.blocking_kind)}}},
+          {"work_us", spec.work_us},
+          {"duration_s", spec.duration_s},
+          {"warmup_s", spec.warmup_s},
+          {"runs", run_list},
+          {"summary", summary}};
+  point["blocking_fidelity"] = sweep::blocking_fidelity(point);
+  // Only when given: results without a working set read as before.
+  if (spec.working_set_kib > 0) point["working_set_kib"] = spec.working_set_kib;
+  return point;
+}
+
+nlohmann::json results_document(const nlohmann::json& sweep, const nlohmann::json& points) {
+  const report::MachineInfo machine = report::gather_machine_info();
+  return {{"schema_version", report::kResultsSchemaVersion},
+          {"tool", report::to_json(report::tool_info())},
+          {"machine", report::to_json(machine)},
+          {"sweep", sweep},
+          {"points", points}};
+}
+
+}  // namespace iocpbench::run

@@ -1,0 +1,128 @@
+#pragma once
+// One run of one point: the library API behind `iocpbench run`, reused by `sweep` and `tune`.
+//
+//   PointSpec spec = ...;                  // workload + params, port, C, S, b, kind, work, time
+//   validate_point(spec);                  // throws BadInput{flag, reason}; cheap
+//   RunResult r = run_point(spec, &stop);  // builds port + pool + workload, runs, tears down
+//   nlohmann::json run = run_to_json(r);   // one entry of points[].runs[]
+//   nlohmann::json point = point_to_json(spec, runs);  // one points[] entry with "summary"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "metrics/histogram.hpp"
+#include "metrics/usage.hpp"
+#include "core/kinds.hpp"
+#include "port/completion_port.hpp"
+#include "core/count_spec.hpp"
+#include "core/pool_spec.hpp"
+
+namespace iocpbench::workloads {
+class Workload;
+}
+
+namespace iocpbench::run {
+
+struct PointSpec {
+  WorkloadKind workload = WorkloadKind::post;
+  nlohmann::json workload_params = nlohmann::json::object();  // see engine/workload_params.hpp
+  port::Backend port = port::default_backend();
+  sweep::CountSpec concurrency{"0", 0, 0};  // "0" = the port default (logical CPUs)
+  unsigned concurrency_value = 0;           // concurrency.resolve(N); 0 = port default
+  // A fixed pool, or "auto": Richter's self-sizing pool (core/pool_spec.hpp).
+  sweep::PoolSpec pool{sweep::CountSpec{"2N", 2, 0}};
+  unsigned pool_value = 0;  // pool.resolve(N), at least 1 (an auto pool: its maximum)
+  double blocking_ratio = 0;            // b in [0, 1)
+  BlockingKind blocking_kind = BlockingKind::sleep;
+  double work_us = 0;
+  std::uint32_t working_set_kib = 0;  // per worker, touched on every packet (engine/working_set.hpp)
+  double duration_s = 5;
+  double warmup_s = 0.5;
+  // shared: one port for the pool. per-thread: DiskSpd's model, each worker its own port with
+  // concurrency 1 (the concurrency axis does not apply; its spec is recorded as "1").
+  Dispatch dispatch = Dispatch::shared;
+  // false: no per-completion clock reads or histograms (P6: what the metrics cost).
+  bool metrics = true;
+  // The watchdog's stall limit in seconds (harness/engine/watchdog.hpp); 0: max(5 s, 10 x the
+  // expected service time of one completion).
+  double watchdog_s = 0;
+  // Test seam (tests/engine/): wraps the workload run_point builds, e.g. to inject a
+  // stall. Empty in the program.
+  std::function<std::unique_ptr<workloads::Workload>(std::unique_ptr<workloads::Workload>)>
+      wrap_workload;
+};
+
+struct PortCounterDelta {
+  bool available = false;
+  std::uint64_t handoffs = 0, queued = 0;       // during the measured window
+  double over_limit_s = 0;                      // during the measured window
+  std::uint64_t max_active = 0, max_depth = 0;  // high-water marks over the whole run
+};
+
+struct RunResult {
+  unsigned repetition = 0;
+  double seconds = 0;  // the measured window
+  std::uint64_t ops = 0;
+  std::uint64_t bytes = 0;
+  double throughput_ops_per_s = 0;
+  double bytes_per_s = 0;
+  double context_switches_per_kop = 0;
+  metrics::Usage process;                   // the window, RUSAGE_SELF
+  metrics::Usage by_role[metrics::kRoles];  // the window, per role
+  unsigned role_threads[metrics::kRoles] = {};
+  unsigned unsampled_threads = 0;
+  unsigned logical_cpus = 0;
+  metrics::Percentiles latency;      // end-to-end
+  metrics::Percentiles queue_delay;  // insert -> remove
+  std::string latency_source;        // what end-to-end means for this workload
+  PortCounterDelta port_counters;
+  unsigned effective_concurrency = 0;
+  std::vector<double> thread_shares;  // sorted descending (per slot for an auto pool)
+  nlohmann::json pool_sizing;         // an auto pool's sizes over time (pool_sizing_json)
+  // (blocked + runnable wait) / handler time, and blocked / (cpu + blocked): engine/block_control.
+  double achieved_blocking_ratio = 0;
+  std::optional<double> blocked_only_ratio;  // none where the OS cannot split the handler
+  nlohmann::json handler_time;               // the parts and their method (handler_time_json)
+  double achieved_outstanding = 0;
+  std::uint64_t block_reads = 0;
+  std::uint64_t handler_blocks = 0;  // blocking calls of the handlers in the window
+  std::uint64_t own_ring_waits = 0;  // per-thread ports: the workers' waits on their own rings
+  nlohmann::json work_calibration;
+  std::uint64_t errors = 0;
+  nlohmann::json error_detail;
+  nlohmann::json workload_stats;
+  // Accounting over the whole run (every phase).
+  std::uint64_t completions_handled_total = 0;
+  std::uint64_t packets_handled_total = 0;
+  std::uint64_t packets_posted_total = 0;  // post workload only
+  std::uint64_t stop_packets_taken = 0;
+  std::uint64_t left_in_port = 0;
+  bool drained = true;
+  bool interrupted = false;
+};
+
+// Checks every field; throws BadInput naming the flag (--workload, --pool, --blocking, ...).
+void validate_point(const PointSpec& spec);
+
+// One run. `stop_requested` (may be null) ends the warm-up or the window early; the result is
+// then marked interrupted. A run that stops making progress is ended by the watchdog, which
+// throws std::runtime_error("watchdog: no completion for ...") naming the stuck part. Throws
+// BadInput for values the machine refuses (e.g. O_DIRECT on a file system without it),
+// std::runtime_error when the run cannot be set up.
+RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
+                    unsigned repetition = 0);
+
+nlohmann::json run_to_json(const RunResult& run);
+nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>& runs);
+
+// A whole results file (schema version 1) around `points`.
+nlohmann::json results_document(const nlohmann::json& sweep, const nlohmann::json& points);
+
+}  // namespace iocpbench::run

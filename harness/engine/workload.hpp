@@ -1,0 +1,110 @@
+#pragma once
+// The Workload interface: what drives packets into a port, and what a worker does with them
+// before and after the handler (CPU work + blocking, owned by the pool in harness/engine/).
+//
+// Life of a run: open() -> start() -> [warm-up, measured window] -> drain() -> (the pool takes
+// its stop packets and exits) -> close(). on_packet()/after_handler() run on pool threads.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/random.hpp"
+#include "metrics/histogram.hpp"
+#include "metrics/usage.hpp"
+#include "port/completion_port.hpp"
+#include "engine/workload_params.hpp"
+
+namespace iocpbench::workloads {
+
+// The phase of a run: workloads count and record only while measuring, and stop issuing new
+// work once stopping.
+enum Phase : int { kWarmup = 0, kMeasuring = 1, kStopping = 2 };
+
+// The completion key the pool reserves for its stop packets; workloads never use it.
+inline constexpr std::uintptr_t kStopKey = ~std::uintptr_t{0};
+
+struct RunEnv {
+  port::CompletionPort* port = nullptr;
+  metrics::RoleRegistry* roles = nullptr;
+  const std::atomic<int>* phase = nullptr;
+  unsigned pool_size = 0;
+  // Per-thread dispatch: worker i's own port (size = pool_size); empty for a shared port. Each
+  // worker's I/O completes into its own port.
+  std::vector<port::CompletionPort*> worker_ports;
+  bool metrics = true;  // false: no clock reads for latency (the pool records nothing)
+};
+
+// Per pool thread, handed to every call a worker makes.
+struct WorkerContext {
+  unsigned index = 0;
+  std::uint64_t rng = 0;  // xorshift state, never 0
+  std::uint64_t tick = 0;  // the workload's own per-worker counter (the post workload's sampling)
+  std::uint64_t next_random() noexcept { return core::xorshift64(rng); }
+};
+
+// What a worker learns from one packet.
+struct Completion {
+  std::uint64_t t_start_ns = 0;   // start of the end-to-end latency; 0: the workload measures it
+  std::uint64_t t_insert_ns = 0;  // when the packet entered the port; 0: unknown
+  std::uint32_t bytes = 0;
+  bool counted = true;  // one completion of the workload's work (false: end of stream, control)
+  bool error = false;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::string_view name() const = 0;
+  // Files, sockets, rings, load-generator threads (which enrol in env.roles). Throws
+  // BadInput for parameters the machine refuses, std::runtime_error otherwise.
+  virtual void open(const RunEnv& env) = 0;
+  virtual void start() = 0;
+  virtual Completion on_packet(const port::Packet& packet, WorkerContext& worker) = 0;
+  // After the handler, on the same thread: resubmit / re-post. `t_done_ns` ended the handler.
+  // Whether the pool times this packet (reads the clock when it takes it, records its latency
+  // and queue delay): a workload that samples says no for the packets it did not stamp.
+  virtual bool timed(const port::Packet& /*packet*/) const { return true; }
+  virtual void after_handler(const port::Packet& packet, const Completion& completion,
+                             std::uint64_t t_done_ns, WorkerContext& worker) = 0;
+  // Called once the phase is kStopping: returns when every outstanding operation has been
+  // handled (true) or at the deadline (false; close() then cancels what is left).
+  virtual bool drain(std::chrono::steady_clock::time_point deadline) = 0;
+  // After the pool has exited: joins the workload's threads, closes its fds and rings.
+  virtual void close() = 0;
+  // Workload-specific counts for the results.
+  virtual nlohmann::json stats(double window_s) const = 0;
+  // Errors the workload saw outside the pool's handler (verification, generator, source).
+  virtual std::uint64_t errors() const { return 0; }
+  // Where the workload measures end-to-end latency itself (the socket load generator's round
+  // trips), that histogram (valid after close()); else nullptr.
+  virtual const metrics::Histogram* own_latency() const { return nullptr; }
+  // Per-thread dispatch where the worker reaps its own I/O (no completion thread): whether
+  // worker `index` has a ring to pump, and pump it: submit what it queued, reap (waiting up to
+  // wait_us for a first completion) and post into its own port. pump returns the packets
+  // posted, or -1 when nothing is in flight.
+  virtual bool pumps(unsigned /*worker*/) const { return false; }
+  virtual int pump(unsigned /*worker*/, unsigned /*wait_us*/) { return -1; }
+  // Richter's ThreadHasIoPending for a self-sizing pool: whether worker `index` has I/O of its
+  // own outstanding, which its exit would cancel. On Linux's thread path no worker has (the
+  // completion thread is the only submitter; the port path's workers submit their own and say
+  // so, conservatively: file_workload_linux.cpp), and on Windows the I/O a worker issues is on
+  // handles associated with a completion port, which Windows does not cancel when the issuing
+  // thread exits (thread-agnostic I/O, since Vista).
+  virtual bool worker_has_io_pending(unsigned /*worker*/) const { return false; }
+  // For the watchdog's report when a run stops making progress (any thread, while running):
+  // what the workload has in flight, e.g. "32 file I/Os in flight in the completion source".
+  virtual std::string stall_report() const { return {}; }
+  // Packets posted into the port in total (the post workload's accounting), if it posts.
+  virtual std::uint64_t packets_posted() const { return 0; }
+};
+
+// The factories: engine/workload_registry.hpp (workloads/ registers them from above).
+
+}  // namespace iocpbench::workloads

@@ -1,0 +1,11 @@
+#include <io.h>
+
+#include <cstdio>
+
+#include "platform/terminal.hpp"
+
+namespace iocpbench::report {
+
+bool stderr_is_terminal() { return _isatty(_fileno(stderr)) != 0; }
+
+}  // namespace iocpbench::report

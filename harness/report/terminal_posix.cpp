@@ -1,9 +1,0 @@
-#include <unistd.h>
-
-#include "report/terminal.hpp"
-
-namespace iocpbench::report {
-
-bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
-
-}  // namespace iocpbench::report

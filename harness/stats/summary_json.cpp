@@ -1,0 +1,47 @@
+#include "stats/summary_json.hpp"
+
+#include <vector>
+
+#include "stats/statistics.hpp"
+
+namespace iocpbench::sweep {
+namespace {
+
+// The metric at `pointer` in each run that has it.
+nlohmann::json summary_at(const nlohmann::json& runs, const char* pointer) {
+  const nlohmann::json::json_pointer where(pointer);
+  std::vector<double> values;
+  for (const auto& run : runs) {
+    if (run.contains(where) && run.at(where).is_number()) values.push_back(run.at(where).get<double>());
+  }
+  return to_json(summarize(values));
+}
+
+}  // namespace
+
+nlohmann::json summarize_runs(const nlohmann::json& runs) {
+  std::uint64_t errors = 0;
+  for (const auto& run : runs) errors += run.value("errors", std::uint64_t{0});
+  nlohmann::json summary = {
+      {"throughput_ops_per_s", summary_at(runs, "/throughput_ops_per_s")},
+      {"bytes_per_s", summary_at(runs, "/bytes_per_s")},
+      {"context_switches_per_kop", summary_at(runs, "/context_switches_per_kop")},
+      {"latency_us", {{"p50", summary_at(runs, "/latency_us/p50")}, {"p99", summary_at(runs, "/latency_us/p99")}}},
+      {"queue_delay_us",
+       {{"p50", summary_at(runs, "/queue_delay_us/p50")}, {"p99", summary_at(runs, "/queue_delay_us/p99")}}},
+      {"achieved_blocking_ratio", summary_at(runs, "/achieved_blocking_ratio")},
+      {"blocked_only_ratio", summary_at(runs, "/blocked_only_ratio")},
+      {"cpu_utilisation", summary_at(runs, "/cpu/utilisation")},
+      {"errors", errors},
+  };
+  // A self-sizing pool: the threads it ran with (time-weighted over each run's window).
+  const nlohmann::json::json_pointer mean_threads("/pool_sizing/window/mean_threads");
+  for (const auto& run : runs) {
+    if (!run.contains(mean_threads)) continue;
+    summary["pool_mean_threads"] = summary_at(runs, "/pool_sizing/window/mean_threads");
+    break;
+  }
+  return summary;
+}
+
+}  // namespace iocpbench::sweep
