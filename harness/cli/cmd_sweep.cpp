@@ -14,7 +14,7 @@
 #include "platform/file_lock.hpp"
 #include "results/json_file.hpp"
 #include "platform/machine_info.hpp"
-#include "results/schema_version.hpp"
+#include "core/schema_version.hpp"
 #include "sweep/completion_path_compat.hpp"
 #include "sweep/sweep_runner.hpp"
 #include "engine/workload_params.hpp"

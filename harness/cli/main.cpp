@@ -8,7 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "platform/machine_info.hpp"
-#include "results/schema_version.hpp"
+#include "core/schema_version.hpp"
 #include "workloads/registry.hpp"
 
 using namespace iocpbench::cli;

@@ -14,7 +14,7 @@
 #include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
 #include "platform/machine_info.hpp"
-#include "results/schema_version.hpp"
+#include "core/schema_version.hpp"
 #include "engine/block_control.hpp"
 #include "engine/blocking_io.hpp"
 #include "engine/cpu_work.hpp"

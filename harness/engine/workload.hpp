@@ -18,6 +18,10 @@
 #include "core/random.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
+// What a workload may use of the port: packets and ports (completion_port.hpp), and the guard a
+// handler wraps a wait in so that the port releases a waiter meanwhile (blocking_region.hpp).
+// Workloads include the engine, not port/ (tests/layers/check_layers.py).
+#include "port/blocking_region.hpp"
 #include "port/completion_port.hpp"
 #include "engine/workload_params.hpp"
 

@@ -33,7 +33,6 @@
 #include "core/errors.hpp"
 #include "io/overlapped_windows.hpp"
 #include "metrics/clock.hpp"
-#include "port/blocking_region.hpp"
 #include "io/data_file.hpp"
 #include "engine/workload.hpp"
 #include "workloads/workloads.hpp"

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Every include in harness/ points down the layers (docs/architecture.md, "Layers").
+
+Reads each source file under harness/, takes its `#include "folder/..."` lines and fails, naming
+the file, the line and the two folders, when a folder includes one that is not below it. Also:
+only cli/ includes CLI11, and workloads/ reach the port through the engine's interface
+(engine/workload.hpp gives them packets, ports and the blocking-region guard), never port/
+directly. Exit 0 clean, 1 with one line per violation.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+# What each layer may include directly, besides itself (the libraries' links in
+# harness/*/CMakeLists.txt follow the same graph). Transitive: a layer may include anything its
+# allowed layers may, except where NOT_DIRECT says otherwise.
+DIRECT: dict[str, set[str]] = {
+    "core": set(),
+    "platform": {"core"},
+    "port": {"platform"},
+    "metrics": {"platform"},
+    "io": {"port", "metrics"},
+    "stats": {"core"},
+    "engine": {"io", "stats"},
+    "results": {"engine"},
+    "workloads": {"engine"},
+    "sweep": {"results"},
+    "tune": {"sweep"},
+    "cli": {"tune", "workloads"},
+}
+# Workloads plug into the engine from above: the port comes through engine/workload.hpp.
+NOT_DIRECT: dict[str, set[str]] = {"workloads": {"port"}}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.M)
+CLI11 = re.compile(r'^\s*#\s*include\s+<CLI/', re.M)
+
+
+def allowed(layer: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [layer]
+    while todo:
+        for below in DIRECT[todo.pop()]:
+            if below not in seen:
+                seen.add(below)
+                todo.append(below)
+    return (seen | {layer}) - NOT_DIRECT.get(layer, set())
+
+
+def violations(root: Path) -> list[str]:
+    out: list[str] = []
+    for path in sorted(root.rglob("*")):
+        if path.suffix not in {".cpp", ".hpp"}:
+            continue
+        layer = path.relative_to(root).parts[0]
+        if layer not in DIRECT:
+            out.append(f"{path}: folder {layer!r} is not a layer (add it to DIRECT)")
+            continue
+        text = path.read_text(encoding="utf-8")
+        ok = allowed(layer)
+        for m in INCLUDE.finditer(text):
+            target = m.group(1)
+            if target in DIRECT and target not in ok:
+                line = text.count("\n", 0, m.start()) + 1
+                out.append(f"{path}:{line}: {layer}/ includes {target}/ (not below it)")
+        if layer != "cli" and CLI11.search(text):
+            out.append(f"{path}: includes CLI11 outside cli/")
+    return out
+
+
+def self_test() -> int:
+    """The checker finds what it must: an upward include, a port/ include in workloads/, CLI11
+    below cli/, an unknown folder; and passes a tree that keeps the rules."""
+    import tempfile
+
+    cases = {
+        "engine/a.cpp": '#include "sweep/grid.hpp"\n',
+        "workloads/b.cpp": '#include "port/packet.hpp"\n#include "engine/pool.hpp"\n',
+        "stats/c.cpp": "#include <CLI/CLI.hpp>\n",
+        "misc/d.cpp": "\n",
+        "cli/e.cpp": '#include "tune/recommend.hpp"\n#include <CLI/CLI.hpp>\n',
+        "io/f.cpp": '#include "port/packet.hpp"\n#include "core/errors.hpp"\n',
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for name, text in cases.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(text)
+        found = violations(root)
+    expected = ["engine/a.cpp:1: engine/ includes sweep/", "workloads/b.cpp:1: workloads/ includes port/",
+                "stats/c.cpp: includes CLI11", "misc/d.cpp: folder 'misc'"]
+    missing = [e for e in expected if not any(e in f for f in found)]
+    extra = [f for f in found if not any(e in f for e in expected)]
+    for line in missing:
+        print(f"self-test: not found: {line}")
+    for line in extra:
+        print(f"self-test: wrongly found: {line}")
+    print(f"layers self-test: {len(expected) - len(missing)} of {len(expected)} found, {len(extra)} wrong")
+    return 1 if missing or extra else 0
+
+
+def main() -> int:
+    if sys.argv[1:2] == ["--self-test"]:
+        return self_test()
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "harness"
+    found = violations(root)
+    for line in found:
+        print(line)
+    print(f"layers: {len(found)} violation(s) in {root}")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
