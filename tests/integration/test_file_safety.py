@@ -259,9 +259,19 @@ def test_iocpbench_writes_its_own_file_but_not_one_renamed_over_it(binary, tmp_p
 
 # ---- 3. a results file that another iocpbench process is writing -------------------------------
 
+def sweep_written(out: Path) -> bool:
+    """Whether `out` holds a sweep's results file (not yet, or still another command's)."""
+    try:
+        doc = json.loads(out.read_text())
+    except (OSError, ValueError):
+        return False
+    return "command" not in doc.get("sweep", {})
+
+
 @contextlib.contextmanager
-def sweep_holding(binary: Path, out: Path, tmpdir: Path):
-    """A long sweep writing `out`; yields it once its lock file names it."""
+def sweep_holding(binary: Path, out: Path, tmpdir: Path, written: bool = False):
+    """A long sweep writing `out`; yields it once its lock file names it (and, with `written`,
+    once it has written `out` itself: it takes the lock before its first write)."""
     proc = subprocess.Popen([str(binary), *SWEEP_SLOW, "--json", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, TMPDIR=str(tmpdir)))
@@ -269,7 +279,8 @@ def sweep_holding(binary: Path, out: Path, tmpdir: Path):
     try:
         deadline = time.monotonic() + BOUND
         while time.monotonic() < deadline and proc.poll() is None:
-            if lock.exists() and lock.read_text() == f"iocpbench pid {proc.pid}\n":
+            if lock.exists() and lock.read_text() == f"iocpbench pid {proc.pid}\n" and (
+                    not written or sweep_written(out)):
                 break
             time.sleep(0.02)
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
@@ -321,8 +332,9 @@ def test_a_dead_writers_lock_blocks_nothing(binary, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert json.loads(out.read_text())["sweep"]["command"] == "run"
     assert not lock.exists()
-    # A resume after the crash works too.
-    with sweep_holding(binary, out, tmp_path) as first:
+    # A resume after the crash works too (killed once the sweep has written its own file: a
+    # kill between its lock and its first write would leave the `run` file above in place).
+    with sweep_holding(binary, out, tmp_path, written=True) as first:
         first.kill()
         first.wait(timeout=BOUND)
     proc = call(binary, "sweep", "--resume", str(out), "--repetitions", "1", tmpdir=tmp_path)
