@@ -19,8 +19,8 @@
 #include "cli/option_help.hpp"
 #include "metrics/usage.hpp"
 #include "platform/file_lock.hpp"
-#include "results/json_file.hpp"
 #include "core/timestamp.hpp"
+#include "results/write.hpp"
 #include "engine/run_point.hpp"
 #include "core/count_spec.hpp"
 #include "sweep/grid.hpp"
@@ -179,18 +179,20 @@ void print_run(const run::PointSpec& spec, const run::RunResult& r, bool switche
 }
 
 // The results file of a run command: one point, and a "sweep" block saying it came from `run`.
-void write_run_results(const std::string& path, const run::PointSpec& spec, const nlohmann::json& point,
+void write_run_results(const std::string& path, const run::PointSpec& spec, results::PointResult point,
                        unsigned repetitions, const std::string& started, bool interrupted) {
-  nlohmann::json sweep = {{"command", "run"},
-                          {"repetitions", repetitions},
-                          {"duration_s", spec.duration_s},
-                          {"warmup_s", spec.warmup_s},
-                          {"seed", nullptr},
-                          {"started", started},
-                          {"finished", report::utc_timestamp()},
-                          {"complete", !interrupted}};
-  nlohmann::json points = nlohmann::json::array({point});
-  report::write_json_atomically(path, run::results_document(sweep, points));
+  results::SweepBlock sweep;
+  sweep.command = "run";
+  sweep.settings = {{"repetitions", repetitions},
+                    {"duration_s", spec.duration_s},
+                    {"warmup_s", spec.warmup_s},
+                    {"seed", nullptr}};
+  sweep.started = started;
+  sweep.finished = std::optional<std::string>(report::utc_timestamp());
+  sweep.complete = !interrupted;
+  results::ResultsDocument doc = results::new_document(std::move(sweep));
+  doc.points.push_back(std::move(point));
+  results::write_file(path, doc);
 }
 
 int run_command(const RunOptions& o) {
@@ -207,11 +209,11 @@ int run_command(const RunOptions& o) {
     runs.push_back(run::run_point(spec, &stop_requested, k));
   }
   const bool interrupted = stop_requested.load();
-  const nlohmann::json point = run::point_to_json(spec, runs);
+  results::PointResult point = results::point_result(spec, runs);
   // Where the OS cannot count switches (Wine), say so rather than print a 0.
   const bool switches_counted = !metrics::context_switches_unavailable().has_value();
   for (const auto& r : runs) print_run(spec, r, switches_counted);
-  if (!o.json.empty()) write_run_results(o.json, spec, point, reps, started, interrupted);
+  if (!o.json.empty()) write_run_results(o.json, spec, std::move(point), reps, started, interrupted);
   if (interrupted) return kExitInterrupted;
   for (const auto& r : runs) {
     if (r.ops == 0 || !r.drained) return kExitRunFailed;

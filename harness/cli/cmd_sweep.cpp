@@ -2,7 +2,6 @@
 // interleaved, into one resumable results file.
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -12,38 +11,21 @@
 #include "cli/interrupt.hpp"
 #include "cli/sweep_flags.hpp"
 #include "platform/file_lock.hpp"
-#include "results/json_file.hpp"
 #include "platform/machine_info.hpp"
-#include "core/schema_version.hpp"
-#include "sweep/completion_path_compat.hpp"
+#include "results/read.hpp"
+#include "sweep/results_file.hpp"
+#include "results/write.hpp"
 #include "sweep/sweep_runner.hpp"
 #include "engine/workload_params.hpp"
 
 namespace iocpbench::cli {
 namespace {
 
-nlohmann::json read_results_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw BadInput{"--resume", "cannot read '" + path + "'"};
-  nlohmann::json doc;
-  try {
-    in >> doc;
-  } catch (const nlohmann::json::exception&) {
-    throw BadInput{"--resume", "'" + path + "' is not valid JSON (truncated or corrupt)"};
-  }
-  if (!doc.is_object() || doc.value("schema_version", 0) != report::kResultsSchemaVersion || !doc.contains("sweep") ||
-      !doc.contains("points") || !doc.contains("machine")) {
-    throw BadInput{"--resume", "'" + path + "' is not an iocpbench results file of schema version " +
-                                   std::to_string(report::kResultsSchemaVersion)};
-  }
-  return doc;
-}
-
-void print_summary(const nlohmann::json& doc, const std::string& path) {
+void print_summary(const results::ResultsDocument& doc, const std::string& path) {
   std::size_t runs = 0;
-  for (const auto& point : doc["points"]) runs += point["runs"].size();
-  std::cout << "wrote " << path << ": " << doc["points"].size() << " points, " << runs << " runs, "
-            << (doc["sweep"]["complete"].get<bool>() ? "complete" : "INCOMPLETE (--resume to finish)")
+  for (const auto& point : doc.points) runs += point.runs.size();
+  std::cout << "wrote " << path << ": " << doc.points.size() << " points, " << runs << " runs, "
+            << (doc.sweep.complete.value_or(false) ? "complete" : "INCOMPLETE (--resume to finish)")
             << '\n';
 }
 
@@ -55,7 +37,7 @@ struct SweepOptions {
 
 // What --resume finishes: the file, its grid, and where the results go, with the files locked.
 struct Resumed {
-  nlohmann::json existing;
+  results::ResultsDocument existing;
   sweep::Grid grid;
   std::string note;  // printed once the resume is accepted
 };
@@ -110,14 +92,12 @@ Resumed read_resumed(const SweepOptions& o, const std::string& json_path, report
     if (busy) throw BadInput{"--resume", busy_text};
   }
   Resumed r;
-  r.existing = read_results_file(o.resume);
-  // Older files: absent = thread, so a point's missing runs use its other runs' path.
-  if (const std::string note = sweep::upgrade_completion_path(r.existing); !note.empty()) {
-    r.note = "iocpbench: note: " + o.resume + ' ' + note;
-  }
+  sweep::ResumedFile file = sweep::read_for_resume(o.resume);  // upgraded to today's ids
+  r.existing = std::move(file.document);
+  if (!file.note.empty()) r.note = "iocpbench: note: " + o.resume + ' ' + file.note;
   report::MachineInfo machine = report::gather_machine_info();
-  sweep::check_same_machine(r.existing.at("machine"), report::to_json(machine));
-  r.grid = sweep::grid_from_json(r.existing.at("sweep"), "--resume");
+  sweep::check_same_machine(results::to_json(r.existing.machine), report::to_json(machine));
+  r.grid = sweep::grid_from_json(results::to_json(r.existing.sweep), "--resume");
   check_same_grid(o.flags, o.quick, r.grid);
   return r;
 }
@@ -125,7 +105,7 @@ Resumed read_resumed(const SweepOptions& o, const std::string& json_path, report
 int sweep_command(const SweepOptions& o) {
   const bool resuming = !o.resume.empty();
   const std::string json_path = o.flags.json.empty() && resuming ? o.resume : o.flags.json;
-  std::optional<nlohmann::json> existing;
+  std::optional<results::ResultsDocument> existing;
   sweep::Grid grid;
   std::string resume_note;
   // Held until the command returns: no other process writes the results file meanwhile (nor

@@ -27,10 +27,11 @@
 #include "cli/sweep_flags.hpp"
 #include "platform/platform.hpp"
 #include "platform/file_lock.hpp"
-#include "results/json_file.hpp"
 #include "sweep/progress.hpp"
+#include "results/write.hpp"
 #include "stats/blocking_fidelity.hpp"
 #include "sweep/grid.hpp"
+#include "sweep/results_file.hpp"
 #include "stats/summary_json.hpp"
 #include "sweep/sweep_runner.hpp"
 #include "tune/recommend.hpp"
@@ -56,7 +57,7 @@ std::optional<std::string> exclusion_reason(const run::PointSpec& spec, const st
   for (const auto& r : runs) {
     if (!r.drained) return std::string("a run did not drain");
   }
-  const nlohmann::json fidelity = sweep::blocking_fidelity(run::point_to_json(spec, runs));
+  const nlohmann::json fidelity = *results::point_result(spec, runs).blocking_fidelity;
   if (!fidelity.value("within_tolerance", true)) {
     return "blocking ratio not honoured: " + fidelity.value("reason", std::string("no reason given"));
   }
@@ -570,24 +571,25 @@ struct TunePrinted {
 void write_tune_results(const std::string& path, const TuneReport& t, const TunePrinted& printed) {
   const sweep::Grid& grid = t.settings.grid;
   const tune::Choice& choice = t.choice();
-  nlohmann::json points = nlohmann::json::array();
+  std::vector<results::PointResult> points;
   nlohmann::json evidence = nlohmann::json::array();
   for (const auto& trial : t.trials) {
     if (trial.runs.empty()) continue;
-    nlohmann::json point = run::point_to_json(trial.spec, trial.runs);
-    point["id"] = sweep::point_id(trial.spec);
-    evidence.push_back(point["id"]);
+    results::PointResult point = results::point_result(trial.spec, trial.runs);
+    point.id = sweep::point_id(trial.spec);
+    evidence.push_back(*point.id);
     points.push_back(std::move(point));
   }
-  nlohmann::json sweep_block = sweep::grid_to_json(grid);
-  sweep_block["mode"] = "tune";
-  sweep_block["complete"] = !t.interrupted;
-  nlohmann::json doc = run::results_document(sweep_block, points);
+  results::SweepBlock sweep_block = sweep::sweep_block(grid);
+  sweep_block.mode = "tune";
+  sweep_block.complete = !t.interrupted;
+  results::ResultsDocument doc = results::new_document(std::move(sweep_block));
+  doc.points = std::move(points);
   nlohmann::json recommendation =
       candidate_json(t.finalists()[choice.recommended], t.id_of_finalist(choice.recommended));
   recommendation["ratio_to_best"] = ratio_json(choice.ratio_to_best[choice.recommended]);
   recommendation["shown"] = tune::shown_text(choice.shown);
-  doc["tune"] = {
+  nlohmann::json tune = {
       {"workload", to_string(grid.workloads.front())},
       {"blocking", grid.blocking.front()},
       {"blocking_kind", to_string(grid.blocking_kind)},
@@ -604,9 +606,10 @@ void write_tune_results(const std::string& path, const TuneReport& t, const Tune
       {"queueing_estimate", {{"formula", "N/(1-b)"}, {"value", printed.estimate}}},
       {"evidence", evidence},
   };
-  for (std::size_t f : choice.indistinguishable) doc["tune"]["indistinguishable"].push_back(t.id_of_finalist(f));
-  for (std::size_t f : choice.not_shown_worse) doc["tune"]["not_shown_worse"].push_back(t.id_of_finalist(f));
-  report::write_json_atomically(path, doc);
+  for (std::size_t f : choice.indistinguishable) tune["indistinguishable"].push_back(t.id_of_finalist(f));
+  for (std::size_t f : choice.not_shown_worse) tune["not_shown_worse"].push_back(t.id_of_finalist(f));
+  doc.tune = std::move(tune);
+  results::write_file(path, doc);
   std::cout << "  evidence: " << t.measured << " settings in " << path << "\n";
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // A self-sizing pool's settings and the record of its size over time, with the summary of a
-// measured window that the results carry (run_to_json's "pool_sizing").
+// measured window that the results carry (results::run_record's "pool_sizing").
 
 #include <cstddef>
 #include <cstdint>

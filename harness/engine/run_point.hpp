@@ -4,8 +4,9 @@
 //   PointSpec spec = ...;                  // workload + params, port, C, S, b, kind, work, time
 //   validate_point(spec);                  // throws BadInput{flag, reason}; cheap
 //   RunResult r = run_point(spec, &stop);  // builds port + pool + workload, runs, tears down
-//   nlohmann::json run = run_to_json(r);   // one entry of points[].runs[]
-//   nlohmann::json point = point_to_json(spec, runs);  // one points[] entry with "summary"
+//
+// A run's result is typed; the results file's form of it (points[].runs[], the point around
+// them) is results/'s: results::run_record(r), results::point_result(spec, runs).
 
 #include <atomic>
 #include <cstdint>
@@ -118,11 +119,5 @@ void validate_point(const PointSpec& spec);
 // std::runtime_error when the run cannot be set up.
 RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
                     unsigned repetition = 0);
-
-nlohmann::json run_to_json(const RunResult& run);
-nlohmann::json point_to_json(const PointSpec& spec, const std::vector<RunResult>& runs);
-
-// A whole results file (schema version 1) around `points`.
-nlohmann::json results_document(const nlohmann::json& sweep, const nlohmann::json& points);
 
 }  // namespace iocpbench::run

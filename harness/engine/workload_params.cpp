@@ -65,7 +65,7 @@ PostParams parse_post(const nlohmann::json& j) {
 }
 
 // The data file's pre-flight check (data_file.hpp), once per distinct request in this
-// process: parameters are parsed again after a run (point_to_json), when the file may have
+// process: parameters are parsed again after a run (results::point_result), when the file may have
 // changed under the run on purpose (a fault test truncates it); each run's open of the file
 // checks it again for real (prepare_data_file).
 void check_data_file_once(const DataFileRequest& r) {

@@ -40,7 +40,7 @@ const char* usage_method();
 // Why this OS's context-switch counts cannot be trusted here (under Wine every thread's
 // ContextSwitches reads 0), or nothing when they can. Per OS (usage_linux.cpp, ...).
 std::optional<std::string> context_switches_unavailable();
-// A run's JSON (run::run_to_json) where the counts are unavailable: every switch count and
+// A run's JSON (results::run_record) where the counts are unavailable: every switch count and
 // ratio becomes null and `context_switches.unavailable` says why, so no reader takes 0 for a
 // measurement. Leaves the JSON alone where they are available.
 void mark_unavailable_switches(nlohmann::json& run);

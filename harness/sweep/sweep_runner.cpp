@@ -10,15 +10,13 @@
 #include "core/errors.hpp"
 #include "platform/platform.hpp"
 #include "port/semantics_probe.hpp"
-#include "results/json_file.hpp"
 #include "platform/machine_info.hpp"
 #include "results/probe_json.hpp"
 #include "sweep/progress.hpp"
 #include "core/timestamp.hpp"
-#include "stats/blocking_fidelity.hpp"
+#include "results/write.hpp"
+#include "sweep/results_file.hpp"
 #include "sweep/schedule.hpp"
-#include "stats/statistics.hpp"
-#include "stats/summary_json.hpp"
 
 namespace iocpbench::sweep {
 namespace {
@@ -30,9 +28,9 @@ nlohmann::json probe_block(port::Backend backend, const report::MachineInfo& mac
   return report::probe_to_json(backend, machine, findings);
 }
 
-bool has_run(const nlohmann::json& point, unsigned repetition) {
-  for (const auto& run : point.at("runs")) {
-    if (run.value("repetition", -1) == static_cast<int>(repetition)) return true;
+bool has_run(const results::PointResult& point, unsigned repetition) {
+  for (const auto& run : point.runs) {
+    if (run.repetition() == repetition) return true;
   }
   return false;
 }
@@ -46,39 +44,40 @@ double ci_half_width_pct(const nlohmann::json& summary) {
 
 // The document a sweep starts from: the resumed file as it is, or a new one with the grid (and
 // the port's semantic probe); either way not complete until the last run.
-nlohmann::json start_document(const SweepJob& job, const report::MachineInfo& machine) {
+results::ResultsDocument start_document(const SweepJob& job, const report::MachineInfo& machine) {
   const Grid& grid = job.grid;
-  nlohmann::json doc;
+  results::ResultsDocument doc;
   if (job.resume) {
     doc = *job.resume;
   } else {
-    nlohmann::json sweep = grid_to_json(grid);
-    sweep["started"] = report::utc_timestamp();
-    sweep["schedule"] = "repetition rounds, points shuffled per round (seed)";
-    doc = run::results_document(sweep, nlohmann::json::array());
+    results::SweepBlock sweep = sweep::sweep_block(grid);
+    sweep.started = report::utc_timestamp();
+    sweep.schedule = "repetition rounds, points shuffled per round (seed)";
+    doc = results::new_document(std::move(sweep));
     if (job.probe) {
-      doc["machine"]["backend"] = std::string(port::to_string(grid.ports.front()));
-      doc["machine"]["probe"] = probe_block(grid.ports.front(), machine);
+      doc.machine.backend = std::string(port::to_string(grid.ports.front()));
+      doc.machine.probe = probe_block(grid.ports.front(), machine);
     }
   }
-  doc["sweep"]["complete"] = false;
-  doc["sweep"]["finished"] = nullptr;
+  doc.sweep.complete = false;
+  doc.sweep.finished = std::optional<std::string>();  // null: not finished
   return doc;
 }
 
 // The grid's points in order, each with the runs `resumed` (a file's points) already has for its
 // id, summarised.
-nlohmann::json point_list(const std::vector<run::PointSpec>& points, const nlohmann::json& resumed) {
-  std::map<std::string, nlohmann::json> previous;  // resumed points by id
-  for (const auto& point : resumed) previous[point.value("id", "")] = point;
-  nlohmann::json list = nlohmann::json::array();
+std::vector<results::PointResult> point_list(const std::vector<run::PointSpec>& points,
+                                             const std::vector<results::PointResult>& resumed) {
+  std::map<std::string, const results::PointResult*> previous;  // resumed points by id
+  for (const auto& point : resumed) previous[point.id.value_or("")] = &point;
+  std::vector<results::PointResult> list;
   for (const auto& spec : points) {
-    const std::string id = point_id(spec);
-    nlohmann::json point = run::point_to_json(spec, {});
-    point["id"] = id;
-    if (auto it = previous.find(id); it != previous.end()) point["runs"] = it->second.at("runs");
-    point["summary"] = summarize_runs(point["runs"]);
-    point["blocking_fidelity"] = blocking_fidelity(point);
+    results::PointResult point = results::point_result(spec, {});
+    point.id = point_id(spec);
+    if (auto it = previous.find(*point.id); it != previous.end()) {
+      point.runs = it->second->runs;
+      results::summarize(point);
+    }
     list.push_back(std::move(point));
   }
   return list;
@@ -88,10 +87,10 @@ nlohmann::json point_list(const std::vector<run::PointSpec>& points, const nlohm
 class SlotRunner {
  public:
   SlotRunner(const SweepJob& job, const std::vector<run::PointSpec>& points,
-             const std::atomic<bool>& stop_requested, nlohmann::json& doc,
+             const std::atomic<bool>& stop_requested, results::ResultsDocument& doc,
              report::Progress& progress, SweepOutcome& outcome)
       : job_(job), points_(points), stop_requested_(stop_requested), doc_(doc),
-        doc_points_(doc["points"]), progress_(progress), outcome_(outcome),
+        progress_(progress), outcome_(outcome),
         warned_(points.size(), false) {}
 
   // False when interrupted (before or during a slot).
@@ -103,47 +102,45 @@ class SlotRunner {
   }
 
   std::size_t point_count() const { return points_.size(); }
-  const nlohmann::json& point(std::size_t p) const { return doc_points_[p]; }
+  const results::PointResult& point(std::size_t p) const { return doc_.points[p]; }
 
  private:
   // False when the run was interrupted (not recorded, rerun on --resume) or a stop is pending.
   bool run_one(const RunSlot& slot) {
     const auto& spec = points_[slot.point];
     progress_.starting(point_id(spec) + " rep " + std::to_string(slot.repetition));
-    auto& point = doc_points_[slot.point];
+    results::PointResult& point = doc_.points[slot.point];
     try {
       const run::RunResult result = run::run_point(spec, &stop_requested_, slot.repetition);
       if (result.interrupted) return false;  // abandoned: not recorded, rerun on --resume
-      point["runs"].push_back(run::run_to_json(result));
-      warn_not_honoured(slot.point, point["runs"].back());
+      point.runs.push_back(results::run_record(result));
+      warn_not_honoured(slot.point, point.runs.back());
     } catch (const BadInput&) {
       throw;
     } catch (const std::exception& e) {
       ++outcome_.failed_runs;
-      point["failures"].push_back({{"repetition", slot.repetition}, {"error", e.what()}});
+      if (!point.failures) point.failures.emplace();
+      point.failures->push_back({slot.repetition, e.what()});
       progress_.note("iocpbench: run failed: " + point_id(spec) + ": " + e.what());
     }
-    point["summary"] = summarize_runs(point["runs"]);
-    point["blocking_fidelity"] = blocking_fidelity(point);
-    report::write_json_atomically(job_.json_path, doc_);
+    results::summarize(point);
+    results::write_file(job_.json_path, doc_);
     progress_.finished_one();
     return !stop_requested_.load();
   }
 
   // One blocking warning per point.
-  void warn_not_honoured(std::size_t p, const nlohmann::json& run) {
-    if (warned_[p] || run["handler_time"].value("honoured", true)) return;
+  void warn_not_honoured(std::size_t p, const results::RunRecord& run) {
+    if (warned_[p] || run.honoured()) return;
     warned_[p] = true;
     progress_.note("iocpbench: warning: " + point_id(points_[p]) +
-                   ": the blocking ratio was not honoured: " +
-                   run["handler_time"].value("not_honoured_because", std::string()));
+                   ": the blocking ratio was not honoured: " + run.not_honoured_because());
   }
 
   const SweepJob& job_;
   const std::vector<run::PointSpec>& points_;
   const std::atomic<bool>& stop_requested_;
-  nlohmann::json& doc_;
-  nlohmann::json& doc_points_;
+  results::ResultsDocument& doc_;
   report::Progress& progress_;
   SweepOutcome& outcome_;
   std::vector<bool> warned_;
@@ -155,8 +152,8 @@ bool run_target_ci_rounds(const Grid& grid, SlotRunner& runner) {
   for (unsigned r = grid.repetitions; grid.target_ci_pct > 0 && r < grid.max_repetitions; ++r) {
     std::vector<RunSlot> extra;
     for (std::size_t p = 0; p < runner.point_count(); ++p) {
-      const nlohmann::json& point = runner.point(p);
-      if (ci_half_width_pct(point["summary"]) > grid.target_ci_pct && !has_run(point, r)) {
+      const results::PointResult& point = runner.point(p);
+      if (ci_half_width_pct(point.summary) > grid.target_ci_pct && !has_run(point, r)) {
         extra.push_back({p, r});
       }
     }
@@ -167,19 +164,19 @@ bool run_target_ci_rounds(const Grid& grid, SlotRunner& runner) {
 }
 
 // One line, not one per point: how many points are noisy, and the worst of them.
-void warn_noisy_points(const nlohmann::json& doc_points, report::Progress& progress) {
+void warn_noisy_points(const std::vector<results::PointResult>& doc_points, report::Progress& progress) {
   std::size_t noisy = 0;
   double worst_cv = 0;
   std::string worst;
   for (const auto& point : doc_points) {
-    const auto& t = point["summary"]["throughput_ops_per_s"];
+    const auto& t = point.summary.at("throughput_ops_per_s");
     if (t.value("n", 0) < 2 || !t.contains("cv") || !t.at("cv").is_number()) continue;  // n = 1: null
     const double cv = t.at("cv").get<double>();
     if (cv <= 0.10) continue;
     ++noisy;
     if (cv > worst_cv) {
       worst_cv = cv;
-      worst = point.value("id", "");
+      worst = point.id.value_or("");
     }
   }
   if (noisy == 0) return;
@@ -219,12 +216,12 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
   const std::vector<run::PointSpec> points = expand(grid, machine.logical_cpus);
 
   SweepOutcome outcome;
-  nlohmann::json& doc = outcome.document;
+  results::ResultsDocument& doc = outcome.document;
   doc = start_document(job, machine);
-  doc["points"] = point_list(points, job.resume ? doc.at("points") : nlohmann::json::array());
-  report::write_json_atomically(job.json_path, doc);
+  doc.points = point_list(points, doc.points);
+  results::write_file(job.json_path, doc);
 
-  auto& doc_points = doc["points"];
+  const auto& doc_points = doc.points;
   std::vector<RunSlot> schedule = make_schedule(
       points.size(), grid.repetitions, grid.seed,
       [&](std::size_t p, unsigned r) { return has_run(doc_points[p], r); });
@@ -237,9 +234,9 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
 
   outcome.interrupted = interrupted;
   outcome.complete = !interrupted && outcome.failed_runs == 0;
-  doc["sweep"]["complete"] = outcome.complete;
-  doc["sweep"]["finished"] = outcome.complete ? nlohmann::json(report::utc_timestamp()) : nlohmann::json();
-  report::write_json_atomically(job.json_path, doc);
+  doc.sweep.complete = outcome.complete;
+  doc.sweep.finished = outcome.complete ? std::optional<std::string>(report::utc_timestamp()) : std::nullopt;
+  results::write_file(job.json_path, doc);
   return outcome;
 }
 

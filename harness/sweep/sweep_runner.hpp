@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "results/document.hpp"
 #include "sweep/grid.hpp"
 
 namespace iocpbench::sweep {
@@ -15,13 +16,13 @@ namespace iocpbench::sweep {
 struct SweepJob {
   Grid grid;
   std::filesystem::path json_path;
-  std::optional<nlohmann::json> resume;  // the results file being resumed
+  std::optional<results::ResultsDocument> resume;  // the results file being resumed
   bool quiet = false;
   bool probe = true;  // record the port's semantic probe in the machine block
 };
 
 struct SweepOutcome {
-  nlohmann::json document;
+  results::ResultsDocument document;
   bool complete = false;
   bool interrupted = false;
   std::size_t failed_runs = 0;

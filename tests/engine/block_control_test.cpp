@@ -14,6 +14,7 @@
 #include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
 #include "engine/block_control.hpp"
+#include "results/write.hpp"
 #include "engine/run_point.hpp"
 
 namespace {
@@ -167,7 +168,7 @@ TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
   ASSERT_TRUE(r.blocked_only_ratio.has_value());
   EXPECT_NEAR(*r.blocked_only_ratio, 0.6, 0.1) << h.dump();
   EXPECT_TRUE(h.at("honoured").is_boolean()) << h.dump();
-  const nlohmann::json point = run::point_to_json(spec, {r});
+  const nlohmann::json point = results::to_json(results::point_result(spec, {r}));
   const nlohmann::json& fidelity = point.at("blocking_fidelity");
   EXPECT_EQ(fidelity.at("requested").get<double>(), 0.6);
   EXPECT_EQ(fidelity.at("judged_on"), "blocked_only_ratio");
@@ -184,7 +185,7 @@ TEST(RunPoint, ABlockTooShortToHonourIsFlagged) {
   const run::RunResult r = run::run_point(spec, nullptr);
   EXPECT_FALSE(r.handler_time.at("honoured").get<bool>());
   EXPECT_TRUE(r.handler_time.at("not_honoured_because").is_string());
-  const nlohmann::json point = run::point_to_json(spec, {r});
+  const nlohmann::json point = results::to_json(results::point_result(spec, {r}));
   EXPECT_FALSE(point.at("blocking_fidelity").at("within_tolerance").get<bool>());
   EXPECT_TRUE(point.at("blocking_fidelity").at("reason").is_string());
 }

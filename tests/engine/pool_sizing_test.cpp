@@ -21,6 +21,7 @@
 #include "port/completion_port.hpp"
 #include "engine/pool.hpp"
 #include "engine/pool_timeline.hpp"
+#include "results/write.hpp"
 #include "engine/run_point.hpp"
 #include "core/pool_spec.hpp"
 #include "engine/workload.hpp"
@@ -253,7 +254,7 @@ TEST(PoolSizing, ThroughRunPointTheResultsCarryTheSizesOverTime) {
   EXPECT_EQ(r.stop_packets_taken, w["threads_at_end"].get<unsigned>());
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total) << "none lost";
 
-  const nlohmann::json point = run::point_to_json(spec, {r});
+  const nlohmann::json point = results::to_json(results::point_result(spec, {r}));
   EXPECT_EQ(point["pool"]["spec"], "auto:1:4N:100:100:1000");
   EXPECT_EQ(point["pool"]["auto"]["min"]["value"], 1);
   EXPECT_TRUE(point["summary"].contains("pool_mean_threads"));

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "platform/platform.hpp"
+#include "results/write.hpp"
 #include "engine/run_point.hpp"
 #include "echo_checks.hpp"
 
@@ -139,7 +140,7 @@ INSTANTIATE_TEST_SUITE_P(Ports, WindowsWorkload,
 TEST(WindowsMetrics, ContextSwitchesAreNullWithAReasonUnderWine) {
   PointSpec spec = spec_for(Backend::win32, iocpbench::WorkloadKind::post, {{"posters", 1}, {"in_flight", 8}});
   spec.duration_s = 0.1;
-  const nlohmann::json run = iocpbench::run::run_to_json(iocpbench::run::run_point(spec, nullptr));
+  const nlohmann::json run = iocpbench::results::run_record(iocpbench::run::run_point(spec, nullptr)).fields;
   const auto& switches = run.at("context_switches");
   if (iocpbench::platform::wine_version()) {
     EXPECT_TRUE(run.at("context_switches_per_kop").is_null());

@@ -16,6 +16,7 @@
 
 #include "core/errors.hpp"
 #include "platform/platform.hpp"
+#include "results/write.hpp"
 #include "engine/run_point.hpp"
 #include "echo_checks.hpp"
 
@@ -291,7 +292,7 @@ TEST(ResultsShape, PointAndRunCarryTheContractNames) {
   spec.duration_s = 0.1;
   std::vector<RunResult> runs{iocpbench::run::run_point(spec, nullptr, 0),
                               iocpbench::run::run_point(spec, nullptr, 1)};
-  const nlohmann::json p = iocpbench::run::point_to_json(spec, runs);
+  const nlohmann::json p = iocpbench::results::to_json(iocpbench::results::point_result(spec, runs));
   for (const char* key : {"workload", "workload_params", "port", "concurrency", "pool", "blocking",
                           "work_us", "runs", "summary"}) {
     EXPECT_TRUE(p.contains(key)) << key;
@@ -417,7 +418,7 @@ TEST(NoMetrics, CountsStayRecordsNothingPerCompletion) {
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total);
   EXPECT_EQ(r.latency.count, 0u) << "no latency recorded with metrics off";
   EXPECT_EQ(r.queue_delay.count, 0u);
-  EXPECT_EQ(iocpbench::run::point_to_json(spec, {r})["metrics"], false);
+  EXPECT_EQ(iocpbench::results::to_json(iocpbench::results::point_result(spec, {r}))["metrics"], false);
 }
 
 }  // namespace
@@ -446,7 +447,7 @@ TEST(LatencySample, OnePacketInKIsTimed) {
     EXPECT_NEAR(static_cast<double>(some.latency.count), expected, 0.02 * expected + 64)
         << "posters " << posters;
     EXPECT_EQ(some.queue_delay.count, some.latency.count);
-    EXPECT_EQ(iocpbench::run::point_to_json(sampled, {some})["workload_params"]["latency_sample_every"], 16);
+    EXPECT_EQ(iocpbench::results::to_json(iocpbench::results::point_result(sampled, {some}))["workload_params"]["latency_sample_every"], 16);
   }
 }
 

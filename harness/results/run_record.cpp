@@ -1,0 +1,184 @@
+// A run's typed result (engine/run_point.hpp) as schema v1 records it: points[].runs[] and the
+// point around them. The keys of a run's measured blocks are spelled here and nowhere else in
+// the harness (iocpbench_analysis/ reads them).
+
+#include <algorithm>
+
+#include "metrics/usage.hpp"
+#include "platform/platform.hpp"
+#include "results/keys.hpp"
+#include "results/write.hpp"
+#include "engine/switch_attribution.hpp"
+#include "engine/workload_params.hpp"
+
+namespace iocpbench::results {
+namespace {
+
+using run::PointSpec;
+using run::RunResult;
+
+nlohmann::json usage_json(const metrics::Usage& u) {
+  return {{"voluntary", u.voluntary}, {"involuntary", u.involuntary}};
+}
+
+// The counted switches split into the IOCP model's and the emulation's (switch_attribution.hpp);
+// null where the OS cannot count them.
+nlohmann::json switch_attribution(const RunResult& r, const metrics::Usage& other) {
+  if (metrics::context_switches_unavailable()) return nullptr;
+  const auto role = [&r](metrics::Role which) { return r.by_role[static_cast<int>(which)]; };
+  run::SwitchCounts counts;
+  counts.workers_voluntary = role(metrics::Role::workers).voluntary;
+  counts.workers_involuntary = role(metrics::Role::workers).involuntary;
+  counts.source_voluntary = role(metrics::Role::completion_source).voluntary;
+  counts.source_involuntary = role(metrics::Role::completion_source).involuntary;
+  const metrics::Usage generator = role(metrics::Role::load_generator);
+  counts.load_generator = generator.voluntary + generator.involuntary;
+  counts.other = other.voluntary + other.involuntary;
+  counts.handoffs = r.port_counters.handoffs;
+  counts.own_ring_waits = r.own_ring_waits;
+  counts.handler_blocks = r.handler_blocks;
+  counts.over_limit_s = r.port_counters.over_limit_s;
+  counts.window_s = r.seconds;
+  return run::attribute_switches(counts);
+}
+
+
+// context_switches, cpu and threads_by_role: the process's window split by role.
+struct RoleBlocks {
+  nlohmann::json switches, cpu, threads;
+};
+
+RoleBlocks role_blocks(const RunResult& r) {
+  nlohmann::json by_role = nlohmann::json::object();
+  nlohmann::json cpu_by_role = nlohmann::json::object();
+  nlohmann::json threads_by_role = nlohmann::json::object();
+  metrics::Usage roles_sum;
+  for (int role = 0; role < metrics::kRoles; ++role) {
+    const char* name = metrics::to_string(static_cast<metrics::Role>(role));
+    by_role[name] = usage_json(r.by_role[role]);
+    cpu_by_role[name] = r.by_role[role].cpu_s;
+    threads_by_role[name] = r.role_threads[role];
+    roles_sum += r.by_role[role];
+  }
+  const metrics::Usage other = r.process - roles_sum;
+  const double cpu_s = r.process.user_s + r.process.sys_s;
+  const double capacity = r.seconds * std::max(1u, r.logical_cpus);
+  RoleBlocks blocks;
+  blocks.switches = {{"voluntary", r.process.voluntary},
+                     {"involuntary", r.process.involuntary},
+                     {"by_role", by_role},
+                     {"other", usage_json(other)},
+                     {"attribution", switch_attribution(r, other)},
+                     {"method", metrics::usage_method()}};
+  blocks.cpu = {{"user_s", r.process.user_s},
+                {"sys_s", r.process.sys_s},
+                {"utilisation", capacity > 0 ? cpu_s / capacity : 0.0},
+                {"utilisation_of", "logical CPUs x seconds"},
+                {"by_role_s", cpu_by_role}};
+  blocks.threads = threads_by_role;
+  return blocks;
+}
+
+nlohmann::json port_counters_json(const RunResult& r) {
+  return {{"available", r.port_counters.available},
+          {"handoffs", r.port_counters.handoffs},
+          {"queued", r.port_counters.queued},
+          {"max_active", r.port_counters.max_active},
+          {"over_limit_s", r.port_counters.over_limit_s},
+          {"max_depth", r.port_counters.max_depth},
+          {"effective_concurrency", r.effective_concurrency},
+          {"scope", "handoffs, queued, over_limit_s: the window; max_*: the whole run"}};
+}
+
+nlohmann::json accounting_json(const RunResult& r) {
+  return {{"completions_handled_total", r.completions_handled_total},
+          {"packets_handled_total", r.packets_handled_total},
+          {"packets_posted_total", r.packets_posted_total},
+          {"stop_packets_taken", r.stop_packets_taken},
+          {"left_in_port", r.left_in_port},
+          {"drained", r.drained}};
+}
+
+
+// {spec, value}, and for an auto pool its settings on this machine (value: the maximum).
+nlohmann::json pool_json(const PointSpec& spec) {
+  nlohmann::json pool = {{"spec", spec.pool.text}, {"value", spec.pool_value}};
+  if (const auto& a = spec.pool.autosize) {
+    const unsigned n = platform::logical_cpus();
+    pool["auto"] = {{"min", {{"spec", a->min.text}, {"value", a->min.resolve(n)}}},
+                    {"max", {{"spec", a->max.text}, {"value", a->max.resolve(n)}}},
+                    {"grow_below_cpu_pct", a->grow_below_cpu_pct},
+                    {"shrink_above_cpu_pct", a->shrink_above_cpu_pct},
+                    {"idle_timeout_ms", a->idle_timeout_ms}};
+  }
+  return pool;
+}
+
+
+}  // namespace
+
+RunRecord run_record(const RunResult& r) {
+  const RoleBlocks roles = role_blocks(r);
+  const std::uint64_t kops_base = r.ops == 0 ? 1 : r.ops;
+  unsigned threads_ran = 0;
+  for (double share : r.thread_shares) threads_ran += share > 0 ? 1 : 0;
+  nlohmann::json run = {
+      {key::kRepetition, r.repetition},
+      {"seconds", r.seconds},
+      {"ops", r.ops},
+      {"bytes", r.bytes},
+      {"throughput_ops_per_s", r.throughput_ops_per_s},
+      {"bytes_per_s", r.bytes_per_s},
+      {"context_switches_per_kop", r.context_switches_per_kop},
+      {"voluntary_switches_per_kop",
+       static_cast<double>(r.process.voluntary) * 1000.0 / static_cast<double>(kops_base)},
+      {"context_switches", roles.switches},
+      {"latency_us", metrics::to_json(r.latency)},
+      {"latency_source", r.latency_source},
+      {"queue_delay_us", metrics::to_json(r.queue_delay)},
+      {"cpu", roles.cpu},
+      {"threads_by_role", roles.threads},
+      {"port_counters", port_counters_json(r)},
+      {"thread_shares", r.thread_shares},
+      {"threads_that_ran", threads_ran},
+      {"achieved_blocking_ratio", r.achieved_blocking_ratio},
+      {"blocked_only_ratio", r.blocked_only_ratio ? nlohmann::json(*r.blocked_only_ratio) : nlohmann::json()},
+      {key::kHandlerTime, r.handler_time},
+      {"achieved_outstanding", r.achieved_outstanding},
+      {"blocking_reads", r.block_reads},
+      {"work_calibration", r.work_calibration},
+      {"errors", r.errors},
+      {"error_detail", r.error_detail},
+      {"workload_stats", r.workload_stats},
+      {"accounting", accounting_json(r)},
+      {"unsampled_threads", r.unsampled_threads},
+      {"interrupted", r.interrupted},
+  };
+  if (!r.pool_sizing.is_null()) run["pool_sizing"] = r.pool_sizing;
+  metrics::mark_unavailable_switches(run);  // null, never 0, where the OS cannot count (Wine)
+  return RunRecord{std::move(run)};
+}
+
+PointResult point_result(const PointSpec& spec, const std::vector<RunResult>& runs) {
+  const workloads::WorkloadParams params =
+      workloads::parse_workload_params(spec.workload, spec.workload_params);
+  PointResult point;
+  point.spec = {{"workload", to_string(spec.workload)},
+                {"workload_params", workloads::to_json(params)},
+                {"port", std::string(port::to_string(spec.port))},
+                {"dispatch", to_string(spec.dispatch)},
+                {"metrics", spec.metrics},
+                {"concurrency", {{"spec", spec.concurrency.text}, {"value", spec.concurrency_value}}},
+                {"pool", pool_json(spec)},
+                {"blocking", {{"ratio", spec.blocking_ratio}, {"kind", to_string(spec.blocking_kind)}}},
+                {"work_us", spec.work_us},
+                {"duration_s", spec.duration_s},
+                {"warmup_s", spec.warmup_s}};
+  // Only when given: results without a working set read as before.
+  if (spec.working_set_kib > 0) point.spec["working_set_kib"] = spec.working_set_kib;
+  for (const auto& r : runs) point.runs.push_back(run_record(r));
+  summarize(point);
+  return point;
+}
+
+}  // namespace iocpbench::results
