@@ -1,0 +1,342 @@
+// The socket transport on Linux (socket_io.hpp).
+//
+// Server, per connection: a recv is kept armed through the io_uring completion source; its
+// completion is a port packet. The echo goes out with a plain non-blocking send, as a WSASend
+// with skip-on-success completes inline, so the reply never waits for the completion thread;
+// only the next receive is handed to the ring. Whatever the socket does not take at once goes
+// through the ring as a send the source finishes itself (IoOp::to_port false) with the next
+// receive linked behind it (IOSQE_IO_LINK), so one io_uring_enter serves both and each message
+// still costs one packet. IOCPBENCH_RING_SENDS set: every echo goes through the ring.
+// Per-thread dispatch: connection i goes to worker i mod S's ring, pumped by that worker.
+//
+// Client (the load generator): its own ring, set up on its thread with the first flags the
+// kernel accepts; a CQE's user data is (conn << 1 | recv) + 2, 0 being the cancel's.
+
+#include "io/socket_io.hpp"
+
+#include <arpa/inet.h>
+#include <liburing.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "io/completion_source.hpp"
+#include "io/source_set.hpp"
+#include "metrics/clock.hpp"
+
+namespace iocpbench::io {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) {
+  throw std::runtime_error(what + ": " + std::strerror(errno));
+}
+
+void set_nodelay(int fd) {
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+// Two fds per connection: lift the soft limit toward the hard one when that is not enough.
+void raise_fd_limit(std::uint64_t needed) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed + 64) return;
+  limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, needed + 64);
+  ::setrlimit(RLIMIT_NOFILE, &limit);
+}
+
+struct ServerConn {
+  int fd = -1;
+  IoOp recv;
+  IoOp send;
+  std::unique_ptr<char[]> buffer;
+};
+
+constexpr std::uint64_t kRecvTag = 1;
+
+}  // namespace
+
+struct SocketIo::Impl {
+  SocketIoOptions options;
+  bool port_reads_shared = false;
+  int listen_fd = -1;
+  std::vector<ServerConn> server;
+  std::vector<int> clients;
+  SourceSet sources;  // connection i's operations go to ring i mod R (R = 1 when shared)
+  std::atomic<std::uint64_t> direct_sends{0};
+  bool direct_send = std::getenv("IOCPBENCH_RING_SENDS") == nullptr;
+  // The load generator's ring (its thread only).
+  io_uring ring{};
+  bool ring_live = false;
+  std::uint64_t in_flight = 0;
+  std::string client_design;
+
+  sockaddr_in listen_on_loopback(unsigned n) {
+    listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (listen_fd < 0) fail("socket");
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);  // loopback only: nothing reaches a network
+    addr.sin_port = 0;
+    if (::bind(listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) fail("bind");
+    if (::listen(listen_fd, static_cast<int>(n)) != 0) fail("listen");
+    socklen_t len = sizeof addr;
+    if (::getsockname(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      fail("getsockname");
+    }
+    return addr;
+  }
+
+  void connect_pair(unsigned i, const sockaddr_in& addr) {
+    int& c = clients[i];
+    c = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (c < 0) fail("socket");
+    if (::connect(c, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) fail("connect");
+    set_nodelay(c);
+    ServerConn& s = server[i];
+    s.fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (s.fd < 0) fail("accept");
+    set_nodelay(s.fd);
+    s.buffer = std::make_unique<char[]>(options.buffer_bytes);
+    s.recv.kind = IoOp::Kind::recv;
+    s.recv.fd = s.fd;
+    s.recv.buf = s.buffer.get();
+    s.recv.len = static_cast<std::uint32_t>(options.buffer_bytes);
+    s.recv.key = i;
+    s.recv.index = i;
+    s.send.kind = IoOp::Kind::send;
+    s.send.to_port = false;
+    s.send.fd = s.fd;
+    s.send.buf = s.buffer.get();
+    s.send.key = i;
+    s.send.index = i;
+    s.send.linked = &s.recv;  // one enter submits the echo and re-arms the receive
+  }
+
+  io_uring_sqe* sqe() {
+    io_uring_sqe* e = io_uring_get_sqe(&ring);
+    while (e == nullptr) {
+      io_uring_submit(&ring);
+      e = io_uring_get_sqe(&ring);
+    }
+    return e;
+  }
+};
+
+SocketIo::SocketIo() : impl_(std::make_unique<Impl>()) {}
+SocketIo::~SocketIo() { close(); }
+
+void SocketIo::open(const SocketIoOptions& options, const TransportEnv& env) {
+  Impl& m = *impl_;
+  m.options = options;
+  m.port_reads_shared = env.port_reads && env.worker_ports.empty();
+  const unsigned n = options.connections;
+  raise_fd_limit(2 * std::uint64_t{n} + 64);
+  const sockaddr_in addr = m.listen_on_loopback(n);
+  m.server = std::vector<ServerConn>(n);
+  m.clients.assign(n, -1);
+  for (unsigned i = 0; i < n; ++i) m.connect_pair(i, addr);
+  // Per-thread ports: one ring per worker that owns a connection (workers beyond the
+  // connection count get no ring and only ever take their stop packet).
+  SourceSetOptions set;
+  set.port = env.port;
+  set.worker_ports = env.worker_ports;
+  set.roles = env.roles;
+  set.units = n;
+  set.ops_per_unit = 2;  // a receive and an echo each
+  set.port_reads = env.port_reads;
+  set.unit_name = "connection";
+  m.sources.open(set);
+}
+
+bool SocketIo::arm_recv(std::uint32_t conn) {
+  IoOp& recv = impl_->server[conn].recv;
+  recv.done = 0;
+  impl_->sources.submit(recv);
+  return true;  // queued: a failure completes as a packet
+}
+
+Echo SocketIo::echo(std::uint32_t conn, std::uint32_t bytes) {
+  Impl& m = *impl_;
+  ServerConn& s = m.server[conn];
+  s.recv.done = 0;
+  ssize_t sent = 0;
+  if (m.direct_send) {
+    do {
+      sent = ::send(s.fd, s.buffer.get(), bytes, MSG_NOSIGNAL | MSG_DONTWAIT);
+    } while (sent < 0 && errno == EINTR);
+    if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return Echo::error;
+    if (sent == static_cast<ssize_t>(bytes)) {
+      m.direct_sends.fetch_add(1, std::memory_order_relaxed);
+      return Echo::sent;
+    }
+  }
+  s.send.len = bytes;
+  s.send.done = sent > 0 ? static_cast<std::uint32_t>(sent) : 0;
+  m.sources.submit(s.send);
+  return Echo::pending;
+}
+
+SocketDone SocketIo::done(const port::Packet& packet) {
+  const auto* op = static_cast<const IoOp*>(packet.context);
+  SocketDone d;
+  d.conn = static_cast<std::uint32_t>(packet.key);
+  d.send = op->kind != IoOp::Kind::recv;  // only a failed send is posted
+  d.bytes = packet.bytes;
+  d.status = packet.status;
+  d.t_insert_ns = op->t_insert_ns;
+  return d;
+}
+
+bool SocketIo::send_complete(std::uint32_t, std::uint32_t) { return true; }
+
+void SocketIo::shutdown_server() {
+  for (auto& s : impl_->server) ::shutdown(s.fd, SHUT_RDWR);
+}
+
+// The generator's ring, with the first setup flags the kernel accepts (recorded in
+// client_description()).
+std::string SocketIo::start_client() {
+  Impl& m = *impl_;
+  unsigned entries = 1;
+  while (entries < 2 * m.options.connections + 8) entries <<= 1;
+  const unsigned attempts[] = {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+                               IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN,
+                               IORING_SETUP_COOP_TASKRUN, 0};
+  const char* names[] = {"SINGLE_ISSUER|DEFER_TASKRUN", "SINGLE_ISSUER|COOP_TASKRUN",
+                         "COOP_TASKRUN", "none"};
+  int rc = -EINVAL;
+  for (std::size_t i = 0; i < std::size(attempts); ++i) {
+    rc = io_uring_queue_init(entries, &m.ring, attempts[i]);
+    if (rc == 0) {
+      m.client_design = std::string("own thread, own io_uring (setup ") + names[i] +
+                        "), one clock read per completion batch";
+      m.ring_live = true;
+      return {};
+    }
+    if (rc != -EINVAL) break;
+  }
+  return std::string("load generator io_uring_queue_init: ") + std::strerror(-rc);
+}
+
+bool SocketIo::client_recv(std::uint32_t conn, void* buf, std::size_t len) {
+  io_uring_sqe* e = impl_->sqe();
+  io_uring_prep_recv(e, impl_->clients[conn], buf, len, 0);
+  io_uring_sqe_set_data64(e, (std::uint64_t{conn} << 1 | kRecvTag) + 2);
+  ++impl_->in_flight;
+  return true;
+}
+
+bool SocketIo::client_send(std::uint32_t conn, const void* buf, std::size_t len) {
+  io_uring_sqe* e = impl_->sqe();
+  io_uring_prep_send(e, impl_->clients[conn], buf, len, MSG_NOSIGNAL);
+  io_uring_sqe_set_data64(e, (std::uint64_t{conn} << 1) + 2);
+  ++impl_->in_flight;
+  return true;
+}
+
+bool SocketIo::client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) {
+  Impl& m = *impl_;
+  out.clear();
+  io_uring_cqe* cqe = nullptr;
+  __kernel_timespec ts{0, static_cast<long long>(timeout_ms) * 1'000'000};
+  const int rc = io_uring_submit_and_wait_timeout(&m.ring, &cqe, 1, &ts, nullptr);
+  if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) return false;
+  unsigned head = 0;
+  unsigned seen = 0;
+  io_uring_for_each_cqe(&m.ring, head, cqe) {
+    ++seen;
+    const std::uint64_t tag = io_uring_cqe_get_data64(cqe);
+    if (tag == 0) continue;  // a cancel
+    --m.in_flight;
+    ClientDone d;
+    d.conn = static_cast<std::uint32_t>((tag - 2) >> 1);
+    d.recv = ((tag - 2) & kRecvTag) != 0;
+    d.bytes = cqe->res > 0 ? static_cast<std::uint32_t>(cqe->res) : 0;
+    d.failed = cqe->res < 0;
+    d.cancelled = cqe->res == -ECANCELED;
+    out.push_back(d);
+  }
+  io_uring_cq_advance(&m.ring, seen);
+  return true;
+}
+
+void SocketIo::client_shutdown_send(std::uint32_t conn) {
+  ::shutdown(impl_->clients[conn], SHUT_WR);
+}
+
+// Cancels the armed receives and waits (bounded) so no buffer is written after we return.
+void SocketIo::stop_client() {
+  Impl& m = *impl_;
+  if (!m.ring_live) return;
+  if (io_uring_sqe* sqe = io_uring_get_sqe(&m.ring)) {
+    io_uring_prep_cancel(sqe, nullptr, IORING_ASYNC_CANCEL_ANY);
+    io_uring_sqe_set_data64(sqe, 0);
+    io_uring_submit(&m.ring);
+  }
+  const std::uint64_t deadline = metrics::now_ns() + 1'000'000'000ull;
+  while (m.in_flight > 0 && metrics::now_ns() < deadline) {
+    io_uring_cqe* cqe = nullptr;
+    __kernel_timespec ts{0, 10'000'000};
+    io_uring_wait_cqe_timeout(&m.ring, &cqe, &ts);
+    unsigned head = 0;
+    unsigned seen = 0;
+    io_uring_for_each_cqe(&m.ring, head, cqe) {
+      ++seen;
+      if (io_uring_cqe_get_data64(cqe) != 0) --m.in_flight;
+    }
+    io_uring_cq_advance(&m.ring, seen);
+  }
+  io_uring_queue_exit(&m.ring);
+  m.ring_live = false;
+}
+
+std::string SocketIo::client_description() const { return impl_->client_design; }
+
+void SocketIo::close() {
+  Impl& m = *impl_;
+  m.sources.close();  // stops the completion threads; cancels anything left in flight
+  for (auto& s : m.server) {
+    if (s.fd >= 0) ::close(s.fd);
+    s.fd = -1;
+  }
+  for (int& c : m.clients) {
+    if (c >= 0) ::close(c);
+    c = -1;
+  }
+  if (m.listen_fd >= 0) ::close(m.listen_fd);
+  m.listen_fd = -1;
+}
+
+nlohmann::json SocketIo::stats() const {
+  return {{"echoes_sent_inline", impl_->direct_sends.load()},
+          {"completion_source", impl_->sources.to_json()}};
+}
+
+std::uint64_t SocketIo::errors() const { return impl_->sources.stats().post_failures; }
+
+bool SocketIo::progress(TransportProgress& out) const {
+  if (!impl_->sources.live()) return false;
+  const SourceStats s = impl_->sources.stats();
+  out.completions = s.completions;
+  out.posted = s.posted;
+  return true;
+}
+
+// The port path: workers submit the echoes and receives, which io_uring ties to the submitting
+// thread; conservatively no worker of a self-sizing pool leaves while any is armed.
+bool SocketIo::workers_submit() const { return impl_->port_reads_shared; }
+bool SocketIo::pumps(unsigned worker) const { return impl_->sources.pumps(worker); }
+int SocketIo::pump(unsigned worker, unsigned wait_us) {
+  return impl_->sources.pump(worker, wait_us);
+}
+
+}  // namespace iocpbench::io
