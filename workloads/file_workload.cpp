@@ -22,6 +22,7 @@
 #include "io/file_io.hpp"
 #include "metrics/clock.hpp"
 #include "workloads/data_file.hpp"
+#include "workloads/transport_env.hpp"
 #include "workloads/workload.hpp"
 
 namespace iocpbench::workloads {
@@ -36,11 +37,7 @@ class FileWorkload final : public Workload {
 
   void open(const RunEnv& env) override {
     env_ = env;
-    io::TransportEnv transport;
-    transport.port = env.port;
-    transport.worker_ports = env.worker_ports;
-    transport.roles = env.roles;
-    transport.port_reads = params_.completion_path == CompletionPath::port;
+    const io::TransportEnv transport = transport_env(env, params_.completion_path);
     io::require_dispatch(transport, "file");
     const DataFileRequest request = data_file_request(params_);
     path_ = request.path;
@@ -56,7 +53,7 @@ class FileWorkload final : public Workload {
     options.block_bytes = params_.block_size;
     options.slots = params_.outstanding;
     options.outside_port = params_.skip_port_share > 0;
-    io_.open(options, transport);
+    io_->open(options, transport);
   }
 
   void start() override {
@@ -68,7 +65,7 @@ class FileWorkload final : public Workload {
   }
 
   Completion on_packet(const port::Packet& packet, WorkerContext&) override {
-    const io::FileDone d = io_.done(packet);
+    const io::FileDone d = io_->done(packet);
     Completion c;
     if (d.outside_port) {  // the platform queued a packet for an I/O kept out of the port
       skip_packets_seen_.fetch_add(1, std::memory_order_relaxed);
@@ -92,7 +89,7 @@ class FileWorkload final : public Workload {
   void after_handler(const port::Packet& packet, const Completion& c, std::uint64_t t_done_ns,
                      WorkerContext& worker) override {
     if (!c.counted) return;  // an I/O kept out of the port: counted as an error; not a slot
-    const io::FileDone d = io_.done(packet);
+    const io::FileDone d = io_->done(packet);
     if (env_.phase->load(std::memory_order_relaxed) == kStopping) {
       outstanding_.fetch_sub(1, std::memory_order_seq_cst);
       return;
@@ -115,10 +112,10 @@ class FileWorkload final : public Workload {
     return true;
   }
 
-  void close() override { io_.close(); }  // cancels anything left in flight
+  void close() override { io_->close(); }  // cancels anything left in flight
 
   nlohmann::json stats(double window_s) const override {
-    nlohmann::json j = io_.stats();  // direct_io_verified, completion_source, the OS's own
+    nlohmann::json j = io_->stats();  // direct_io_verified, completion_source, the OS's own
     j.update({{"file", path_},
               {"file_bytes", blocks_ * params_.block_size},
               {"file_created", created_},
@@ -126,28 +123,28 @@ class FileWorkload final : public Workload {
               {"direct_io_requested", params_.direct},
               {"io_errors", io_errors_.load()},
               {"short_transfers", short_transfers_.load()}});
-    if (io_.outside_port_supported()) {  // the block exists where the flag does
+    if (io_->outside_port_supported()) {  // the block exists where the flag does
       j["skip_port"] = skip_port_stats(window_s);
     }
     return j;
   }
 
   std::uint64_t errors() const override {
-    return io_.post_failures() + skip_errors_.load() + skip_packets_seen_.load();
+    return io_->errors() + skip_errors_.load() + skip_packets_seen_.load();
   }
 
   // A self-sizing pool keeps a worker whose exit would cancel I/O in flight (the transport
   // says whether workers submit their own).
   bool worker_has_io_pending(unsigned) const override {
-    return io_.workers_submit() && outstanding_.load(std::memory_order_relaxed) > 0;
+    return io_->workers_submit() && outstanding_.load(std::memory_order_relaxed) > 0;
   }
 
-  bool pumps(unsigned worker) const override { return io_.pumps(worker); }
-  int pump(unsigned worker, unsigned wait_us) override { return io_.pump(worker, wait_us); }
+  bool pumps(unsigned worker) const override { return io_->pumps(worker); }
+  int pump(unsigned worker, unsigned wait_us) override { return io_->pump(worker, wait_us); }
 
   std::string stall_report() const override {
     io::TransportProgress s;
-    if (!io_.progress(s)) return {};
+    if (!io_->progress(s)) return {};
     const std::uint64_t submitted = submitted_.load(std::memory_order_relaxed);
     const std::uint64_t in_flight = submitted > s.completions ? submitted - s.completions : 0;
     return std::to_string(in_flight) + " file I/Os in flight in the completion source (" +
@@ -177,13 +174,13 @@ class FileWorkload final : public Workload {
     const std::uint64_t offset = next_offset(rng);
     const bool write = next_is_write(rng);
     submitted_.fetch_add(1, std::memory_order_relaxed);
-    io_.submit(slot, write, offset, t_submit_ns);
+    io_->submit(slot, write, offset, t_submit_ns);
   }
 
   // One I/O kept out of the port, waited for by this thread. Returns the time it completed.
   std::uint64_t outside_port_io(std::uint32_t slot, WorkerContext& rng) {
     const std::uint64_t offset = next_offset(rng);
-    const io::FileWaited w = io_.wait_outside_port(slot, next_is_write(rng), offset);
+    const io::FileWaited w = io_->wait_outside_port(slot, next_is_write(rng), offset);
     if (!w.ok) {
       skip_errors_.fetch_add(1, std::memory_order_relaxed);
     } else if (env_.phase->load(std::memory_order_relaxed) == kMeasuring) {
@@ -213,7 +210,7 @@ class FileWorkload final : public Workload {
   bool created_ = false;  // iocpbench made the file (its marker): --file-size-mib applied
   bool written_ = false;  // --op write/mixed: the run writes into the file
   std::uint64_t blocks_ = 0;
-  io::FileIo io_;  // the file, its buffers and its completion source(s)
+  std::unique_ptr<io::FileIo> io_ = io::make_file_io();  // the file, buffers, source(s)
   std::atomic<std::uint64_t> outstanding_{0};
   std::atomic<std::uint64_t> cursor_{0};
   std::atomic<std::uint64_t> submitted_{0};  // I/Os handed to the transport (the watchdog's view)

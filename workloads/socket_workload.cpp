@@ -27,6 +27,7 @@
 #include "io/socket_io.hpp"
 #include "metrics/clock.hpp"
 #include "workloads/echo_pattern.hpp"
+#include "workloads/transport_env.hpp"
 #include "workloads/workload.hpp"
 
 namespace iocpbench::workloads {
@@ -54,11 +55,7 @@ class SocketWorkload final : public Workload {
 
   void open(const RunEnv& env) override {
     env_ = env;
-    io::TransportEnv transport;
-    transport.port = env.port;
-    transport.worker_ports = env.worker_ports;
-    transport.roles = env.roles;
-    transport.port_reads = params_.completion_path == CompletionPath::port;
+    const io::TransportEnv transport = transport_env(env, params_.completion_path);
     io::require_dispatch(transport, "socket");
     const unsigned n = params_.connections;
     capacity_ = std::size_t{params_.message_size} * params_.in_flight;
@@ -72,13 +69,13 @@ class SocketWorkload final : public Workload {
       c.rx = std::make_unique<std::uint8_t[]>(capacity_);
       c.t_sent.assign(params_.in_flight, 0);
     }
-    io_.open(options, transport);
+    io_->open(options, transport);
     open_conns_.store(n);
   }
 
   void start() override {
     for (std::uint32_t i = 0; i < server_.size(); ++i) {
-      if (!io_.arm_recv(i)) close_conn(i);
+      if (!io_->arm_recv(i)) close_conn(i);
     }
     std::promise<std::string> ready;
     auto started = ready.get_future();
@@ -91,7 +88,7 @@ class SocketWorkload final : public Workload {
   }
 
   Completion on_packet(const port::Packet& packet, WorkerContext&) override {
-    const io::SocketDone d = io_.done(packet);
+    const io::SocketDone d = io_->done(packet);
     Completion c;
     c.t_insert_ns = d.t_insert_ns;  // latency: the generator's round trips
     c.bytes = d.bytes;
@@ -106,8 +103,8 @@ class SocketWorkload final : public Workload {
     const auto conn = static_cast<std::uint32_t>(packet.key);
     if (!c.counted) {
       // An echo that did not go out at once and now has (whole: re-arm the receive).
-      if (!c.error && io_.done(packet).send) {
-        if (!io_.send_complete(conn, c.bytes) || !io_.arm_recv(conn)) close_conn(conn);
+      if (!c.error && io_->done(packet).send) {
+        if (!io_->send_complete(conn, c.bytes) || !io_->arm_recv(conn)) close_conn(conn);
         return;
       }
       close_conn(conn);  // end of stream, or a failed receive/send: the connection is done
@@ -115,10 +112,10 @@ class SocketWorkload final : public Workload {
     }
     // Echo what arrived (always, even when stopping: the generator waits for its in-flight
     // messages).
-    switch (io_.echo(conn, packet.bytes)) {
+    switch (io_->echo(conn, packet.bytes)) {
       case io::Echo::pending: return;
       case io::Echo::sent:
-        if (!io_.arm_recv(conn)) close_conn(conn);
+        if (!io_->arm_recv(conn)) close_conn(conn);
         return;
       case io::Echo::error:
         server_errors_.fetch_add(1, std::memory_order_relaxed);
@@ -134,7 +131,7 @@ class SocketWorkload final : public Workload {
     while (!generator_done_.load() || open_conns_.load() != 0) {
       if (std::chrono::steady_clock::now() >= deadline) {
         force_exit_.store(true);
-        io_.shutdown_server();
+        io_->shutdown_server();
         drain_timeouts_.fetch_add(1);
         return false;
       }
@@ -146,11 +143,11 @@ class SocketWorkload final : public Workload {
   void close() override {
     force_exit_.store(true);
     if (generator_.joinable()) generator_.join();
-    io_.close();  // cancels anything left in flight, stops the sources, closes the sockets
+    io_->close();  // cancels anything left in flight, stops the sources, closes the sockets
   }
 
   nlohmann::json stats(double window_s) const override {
-    nlohmann::json j = io_.stats();  // completion_source and the OS's own counters
+    nlohmann::json j = io_->stats();  // completion_source and the OS's own counters
     j.update({{"connections", params_.connections},
               {"messages_sent", messages_sent_},
               {"messages_verified", messages_verified_},
@@ -163,19 +160,19 @@ class SocketWorkload final : public Workload {
               {"unexpected_eof", unexpected_eof_},
               {"server_errors", server_errors_.load()},
               {"drain_timeouts", drain_timeouts_.load()},
-              {"load_generator", {{"design", io_.client_description()}}}});
+              {"load_generator", {{"design", io_->client_description()}}}});
     return j;
   }
 
-  bool worker_has_io_pending(unsigned) const override { return io_.workers_submit(); }
+  bool worker_has_io_pending(unsigned) const override { return io_->workers_submit(); }
 
   // Per-thread ports: worker w reaps its own ring (connections w, w+R, ...).
-  bool pumps(unsigned worker) const override { return io_.pumps(worker); }
-  int pump(unsigned worker, unsigned wait_us) override { return io_.pump(worker, wait_us); }
+  bool pumps(unsigned worker) const override { return io_->pumps(worker); }
+  int pump(unsigned worker, unsigned wait_us) override { return io_->pump(worker, wait_us); }
 
   std::string stall_report() const override {
     io::TransportProgress s;
-    if (!io_.progress(s)) return {};
+    if (!io_->progress(s)) return {};
     return std::to_string(open_conns_.load()) + " of " + std::to_string(server_.size()) +
            " server connections open; completion source: " + std::to_string(s.completions) +
            " completed, " + std::to_string(s.posted) + " posted to the port" +
@@ -184,7 +181,7 @@ class SocketWorkload final : public Workload {
 
   std::uint64_t errors() const override {
     return (mismatched_bytes_ > 0 ? 1 : 0) + generator_errors_ + unexpected_eof_ +
-           drain_timeouts_.load() + io_.errors();
+           drain_timeouts_.load() + io_->errors();
   }
 
   const metrics::Histogram* own_latency() const override { return &round_trip_; }
@@ -198,7 +195,7 @@ class SocketWorkload final : public Workload {
 
   void generator(std::promise<std::string>& ready) {
     env_.roles->enrol(metrics::Role::load_generator);
-    const std::string problem = io_.start_client();
+    const std::string problem = io_->start_client();
     if (!problem.empty()) {
       generator_done_.store(true);
       ready.set_value(problem);
@@ -206,7 +203,7 @@ class SocketWorkload final : public Workload {
     }
     ready.set_value({});
     generate();
-    io_.stop_client();
+    io_->stop_client();
     generator_done_.store(true);
   }
 
@@ -228,11 +225,11 @@ class SocketWorkload final : public Workload {
         for (const auto& c : clients_) quiet = quiet && (c.dead || c.done_msgs == c.sent_msgs);
         if (quiet || metrics::now_ns() > stop_deadline) {
           if (!quiet) ++generator_errors_;
-          for (std::uint32_t i = 0; i < clients_.size(); ++i) io_.client_shutdown_send(i);
+          for (std::uint32_t i = 0; i < clients_.size(); ++i) io_->client_shutdown_send(i);
           return;
         }
       }
-      if (!io_.client_wait(20, done)) {  // wake now and then to see the phase change
+      if (!io_->client_wait(20, done)) {  // wake now and then to see the phase change
         ++generator_errors_;
         return;
       }
@@ -244,7 +241,7 @@ class SocketWorkload final : public Workload {
   void arm_client_recv(std::uint32_t i) {
     ClientConn& c = clients_[i];
     c.recv_armed = true;
-    if (!io_.client_recv(i, c.rx.get(), capacity_)) {
+    if (!io_->client_recv(i, c.rx.get(), capacity_)) {
       c.recv_armed = false;
       ++generator_errors_;
       c.dead = true;
@@ -268,7 +265,7 @@ class SocketWorkload final : public Workload {
   void send_rest(std::uint32_t i) {
     ClientConn& c = clients_[i];
     c.send_busy = true;
-    if (!io_.client_send(i, c.tx.get() + c.send_done, c.send_len - c.send_done)) {
+    if (!io_->client_send(i, c.tx.get() + c.send_done, c.send_len - c.send_done)) {
       c.send_busy = false;
       ++generator_errors_;
       c.dead = true;
@@ -332,7 +329,8 @@ class SocketWorkload final : public Workload {
   std::size_t capacity_ = 0;
   std::vector<ServerConn> server_;
   std::vector<ClientConn> clients_;
-  io::SocketIo io_;  // the sockets, the server's completion source(s), the generator's queue
+  // The sockets, the server's completion source(s), the generator's queue.
+  std::unique_ptr<io::SocketIo> io_ = io::make_socket_io();
   std::atomic<std::uint64_t> open_conns_{0};
   std::atomic<std::uint64_t> server_errors_{0};
   std::atomic<std::uint64_t> drain_timeouts_{0};

@@ -16,8 +16,11 @@
 // Counters that only one OS has (Windows' immediate completions, io_uring's enters) stay in the
 // backend, which adds them to the workload's stats with the `completion_source` block.
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "metrics/usage.hpp"
 #include "port/completion_port.hpp"
@@ -36,6 +39,32 @@ struct TransportEnv {
 struct TransportProgress {
   std::uint64_t completions = 0;
   std::uint64_t posted = 0;
+};
+
+// What every transport answers, whichever handles it drives.
+class Transport {
+ public:
+  Transport() = default;
+  virtual ~Transport() = default;
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // Cancels what is still in flight (bounded wait, so no buffer is written after it is freed),
+  // stops the completion source(s) and closes the handles. Idempotent.
+  virtual void close() = 0;
+  // The workload_stats keys the backend owns: `completion_source` and the counters only this
+  // OS has. Valid after close().
+  virtual nlohmann::json stats() const = 0;
+  // Errors the backend counted (post failures; Windows: immediate failures, short sends).
+  virtual std::uint64_t errors() const = 0;
+  // The watchdog's counts; false where the backend keeps none live.
+  virtual bool progress(TransportProgress& out) const = 0;
+  // Whether workers submit the I/O themselves on a shared port (Linux's port path), so that a
+  // worker's exit could cancel it (Workload::worker_has_io_pending).
+  virtual bool workers_submit() const = 0;
+  // Per-thread dispatch where the worker reaps its own ring (Workload::pumps / pump).
+  virtual bool pumps(unsigned worker) const = 0;
+  virtual int pump(unsigned worker, unsigned wait_us) = 0;
 };
 
 // Refuses a dispatch the backend does not implement (Windows: per-thread), before anything is

@@ -8,8 +8,6 @@
 #include <memory>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "io/async_io.hpp"
 
 namespace iocpbench::io {
@@ -39,44 +37,25 @@ struct FileWaited {
   std::uint64_t t_start_ns = 0, t_end_ns = 0;
 };
 
-class FileIo {
+class FileIo : public Transport {
  public:
-  FileIo();
-  ~FileIo();
-  FileIo(const FileIo&) = delete;
-  FileIo& operator=(const FileIo&) = delete;
-
   // Opens the file, checks the alignment direct I/O needs, allocates the buffers and starts the
   // completion source(s). Throws BadInput (--buffered, --block-size) or std::runtime_error.
-  void open(const FileIoOptions& options, const TransportEnv& env);
+  virtual void open(const FileIoOptions& options, const TransportEnv& env) = 0;
   // Slot `slot`'s next I/O, from any thread; its completion becomes a packet.
-  void submit(std::uint32_t slot, bool write, std::uint64_t offset, std::uint64_t t_submit_ns);
-  FileDone done(const port::Packet& packet);
+  virtual void submit(std::uint32_t slot, bool write, std::uint64_t offset,
+                      std::uint64_t t_submit_ns) = 0;
+  virtual FileDone done(const port::Packet& packet) = 0;
   // --skip-port-share (Windows): an I/O of the slot's buffer that completes without a packet,
   // waited for by this thread inside a blocking region. Where the port has no such mode the
   // parameters refuse the flag before a run starts.
-  FileWaited wait_outside_port(std::uint32_t slot, bool write, std::uint64_t offset);
+  virtual FileWaited wait_outside_port(std::uint32_t slot, bool write, std::uint64_t offset) = 0;
   // Whether this OS has wait_outside_port (Windows); its stats block exists only there.
-  bool outside_port_supported() const;
-  // Cancels what is still in flight (waiting, bounded, until no buffer can be written), stops
-  // the source(s), closes the file and frees the buffers. Idempotent.
-  void close();
-
-  // The workload_stats keys the backend owns: direct_io_verified and `completion_source`, plus
-  // what only this OS has. Valid after close().
-  nlohmann::json stats() const;
-  std::uint64_t post_failures() const;
-  // False where the backend keeps no live counters for the watchdog.
-  bool progress(TransportProgress& out) const;
-  // Whether workers submit the I/O themselves on a shared port (Linux's port path): then a
-  // worker's exit could cancel it (Workload::worker_has_io_pending).
-  bool workers_submit() const;
-  bool pumps(unsigned worker) const;
-  int pump(unsigned worker, unsigned wait_us);
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  virtual bool outside_port_supported() const = 0;
+  // stats() also holds direct_io_verified (Windows: null, it cannot tell).
 };
+
+// This OS's backend.
+std::unique_ptr<FileIo> make_file_io();
 
 }  // namespace iocpbench::io

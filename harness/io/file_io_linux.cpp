@@ -25,15 +25,78 @@ namespace iocpbench::io {
 
 void require_dispatch(const TransportEnv&, const char*) {}  // every dispatch is implemented
 
-struct FileIo::Impl {
-  FileIoOptions options;
-  bool port_reads_shared = false;
-  bool direct_verified = false;
-  int fd = -1;
-  std::vector<IoOp> slots;
-  std::vector<void*> buffers;
-  SourceSet sources;  // one ring, or one per worker port (per-thread dispatch)
+namespace {
 
+class RingFileIo final : public FileIo {
+ public:
+  ~RingFileIo() override { close(); }
+
+  void open(const FileIoOptions& o, const TransportEnv& env) override {
+    options = o;
+    port_reads_shared = env.port_reads && env.worker_ports.empty();
+    open_file();
+    make_slots();
+    SourceSetOptions set;
+    set.port = env.port;
+    set.worker_ports = env.worker_ports;
+    set.roles = env.roles;
+    set.units = o.slots;  // one I/O in flight per slot
+    set.port_reads = env.port_reads;
+    set.unit_name = "slot";
+    sources.open(set);
+  }
+
+  void submit(std::uint32_t slot, bool write, std::uint64_t offset,
+              std::uint64_t t_submit_ns) override {
+    IoOp& op = slots[slot];
+    op.offset = offset;
+    op.done = 0;
+    op.kind = write ? IoOp::Kind::write : IoOp::Kind::read;
+    op.t_submit_ns = t_submit_ns;
+    sources.submit(op);
+  }
+
+  FileDone done(const port::Packet& packet) override {
+    const auto* op = static_cast<const IoOp*>(packet.context);
+    FileDone d;
+    d.slot = op->index;
+    d.bytes = packet.bytes;
+    d.status = packet.status;
+    d.t_submit_ns = op->t_submit_ns;
+    d.t_insert_ns = op->t_insert_ns;
+    return d;
+  }
+
+  FileWaited wait_outside_port(std::uint32_t, bool, std::uint64_t) override {
+    throw std::logic_error("--skip-port-share needs a kernel completion port");
+  }
+  bool outside_port_supported() const override { return false; }
+
+  void close() override {
+    sources.close();  // stops the completion threads; cancels anything left in flight
+    if (fd >= 0) {
+      ::close(fd);
+      fd = -1;
+    }
+    for (void*& p : buffers) {
+      std::free(p);
+      p = nullptr;
+    }
+  }
+
+  nlohmann::json stats() const override {
+    return {{"direct_io_verified", direct_verified}, {"completion_source", sources.to_json()}};
+  }
+  std::uint64_t errors() const override { return sources.stats().post_failures; }
+  bool progress(TransportProgress& out) const override { return sources.progress(out); }
+  // The port path: a worker's own submissions are in flight in the ring, and io_uring cancels
+  // a thread's requests when it exits. (The thread path's completion thread is the only
+  // submitter.)
+  bool workers_submit() const override { return port_reads_shared; }
+  bool pumps(unsigned worker) const override { return sources.pumps(worker); }
+  int pump(unsigned worker, unsigned wait_us) override { return sources.pump(worker, wait_us); }
+
+ private:
   void open_file() {
     int flags = (options.writes ? O_RDWR : O_RDONLY) | O_CLOEXEC;
     if (options.direct) flags |= O_DIRECT;
@@ -85,86 +148,18 @@ struct FileIo::Impl {
       op.index = i;
     }
   }
+
+  FileIoOptions options;
+  bool port_reads_shared = false;
+  bool direct_verified = false;
+  int fd = -1;
+  std::vector<IoOp> slots;
+  std::vector<void*> buffers;
+  SourceSet sources;  // one ring, or one per worker port (per-thread dispatch)
 };
 
-FileIo::FileIo() : impl_(std::make_unique<Impl>()) {}
-FileIo::~FileIo() { close(); }
+}  // namespace
 
-void FileIo::open(const FileIoOptions& options, const TransportEnv& env) {
-  Impl& m = *impl_;
-  m.options = options;
-  m.port_reads_shared = env.port_reads && env.worker_ports.empty();
-  m.open_file();
-  m.make_slots();
-  SourceSetOptions set;
-  set.port = env.port;
-  set.worker_ports = env.worker_ports;
-  set.roles = env.roles;
-  set.units = options.slots;  // one I/O in flight per slot
-  set.port_reads = env.port_reads;
-  set.unit_name = "slot";
-  m.sources.open(set);
-}
-
-void FileIo::submit(std::uint32_t slot, bool write, std::uint64_t offset,
-                    std::uint64_t t_submit_ns) {
-  IoOp& op = impl_->slots[slot];
-  op.offset = offset;
-  op.done = 0;
-  op.kind = write ? IoOp::Kind::write : IoOp::Kind::read;
-  op.t_submit_ns = t_submit_ns;
-  impl_->sources.submit(op);
-}
-
-FileDone FileIo::done(const port::Packet& packet) {
-  const auto* op = static_cast<const IoOp*>(packet.context);
-  FileDone d;
-  d.slot = op->index;
-  d.bytes = packet.bytes;
-  d.status = packet.status;
-  d.t_submit_ns = op->t_submit_ns;
-  d.t_insert_ns = op->t_insert_ns;
-  return d;
-}
-
-FileWaited FileIo::wait_outside_port(std::uint32_t, bool, std::uint64_t) {
-  throw std::logic_error("--skip-port-share needs a kernel completion port");
-}
-
-bool FileIo::outside_port_supported() const { return false; }
-
-void FileIo::close() {
-  Impl& m = *impl_;
-  m.sources.close();  // stops the completion threads; cancels anything left in flight
-  if (m.fd >= 0) {
-    ::close(m.fd);
-    m.fd = -1;
-  }
-  for (void*& p : m.buffers) {
-    std::free(p);
-    p = nullptr;
-  }
-}
-
-nlohmann::json FileIo::stats() const {
-  return {{"direct_io_verified", impl_->direct_verified},
-          {"completion_source", impl_->sources.to_json()}};
-}
-
-std::uint64_t FileIo::post_failures() const { return impl_->sources.stats().post_failures; }
-
-bool FileIo::progress(TransportProgress& out) const {
-  if (!impl_->sources.live()) return false;
-  const SourceStats s = impl_->sources.stats();
-  out.completions = s.completions;
-  out.posted = s.posted;
-  return true;
-}
-
-// The port path: a worker's own submissions are in flight in the ring, and io_uring cancels a
-// thread's requests when it exits. (The thread path's completion thread is the only submitter.)
-bool FileIo::workers_submit() const { return impl_->port_reads_shared; }
-bool FileIo::pumps(unsigned worker) const { return impl_->sources.pumps(worker); }
-int FileIo::pump(unsigned worker, unsigned wait_us) { return impl_->sources.pump(worker, wait_us); }
+std::unique_ptr<FileIo> make_file_io() { return std::make_unique<RingFileIo>(); }
 
 }  // namespace iocpbench::io

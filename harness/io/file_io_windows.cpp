@@ -13,14 +13,6 @@
 // event | 1. The tagged handle tells the kernel not to queue a packet; the worker waits on the
 // event inside a blocking region (on the kernel's port the wait itself releases a waiter).
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
-
 #include "io/file_io.hpp"
 
 #include <atomic>
@@ -54,19 +46,76 @@ void require_dispatch(const TransportEnv& env, const char* workload) {
   }
 }
 
-struct FileIo::Impl {
-  FileIoOptions options;
-  std::uint32_t sector_size = 512;
-  HANDLE file = INVALID_HANDLE_VALUE;
-  std::vector<WinOp> slots, outside;  // outside: the slot's tagged-event I/Os (same buffer)
-  std::vector<void*> buffers;
-  std::vector<HANDLE> events;
-  std::unique_ptr<OverlappedSource> source;
-  nlohmann::json source_stats = nlohmann::json::object();
-  std::uint64_t closed_post_failures = 0;
-  std::atomic<std::uint32_t> last_error{0};
-  std::atomic<std::uint64_t> immediate_ok{0}, immediate_failed{0};
+namespace {
 
+class OverlappedFileIo final : public FileIo {
+ public:
+  ~OverlappedFileIo() override { close(); }
+
+  void open(const FileIoOptions& o, const TransportEnv& env) override {
+    options = o;
+    open_file();
+    make_slots();
+    source = std::make_unique<OverlappedSource>(*env.port, env.roles);
+    source->associate(file, kFileKey);
+  }
+
+  void submit(std::uint32_t slot, bool write, std::uint64_t offset,
+              std::uint64_t t_submit_ns) override {
+    WinOp& op = slots[slot];
+    op.reset(offset);
+    op.kind = write ? kWrite : kRead;
+    op.t_submit_ns = t_submit_ns;
+    op.t_insert_ns = 0;
+    if (start_io(op)) {
+      immediate_ok.fetch_add(1, std::memory_order_relaxed);  // its packet is queued all the same
+      return;
+    }
+    const DWORD error = GetLastError();
+    if (error == ERROR_IO_PENDING) return;
+    // Failed at once: no packet will come, so the issuer posts the failure itself.
+    immediate_failed.fetch_add(1, std::memory_order_relaxed);
+    source->post(op, 0, error == 0 ? ERROR_GEN_FAILURE : error, kFileKey);
+  }
+
+  FileDone done(const port::Packet& packet) override {
+    const auto* op = static_cast<const WinOp*>(packet.context);
+    FileDone d;
+    d.slot = op->index;
+    d.bytes = packet.bytes;
+    d.status = packet.status;
+    d.t_submit_ns = op->t_submit_ns;
+    d.t_insert_ns = op->t_insert_ns;
+    d.outside_port = (op->kind & kOutsidePort) != 0;  // the platform queued a tagged-event I/O
+    if (packet.status != 0 && !d.outside_port) {
+      last_error.store(packet.status, std::memory_order_relaxed);
+    }
+    return d;
+  }
+
+  FileWaited wait_outside_port(std::uint32_t slot, bool write, std::uint64_t offset) override;
+  bool outside_port_supported() const override { return true; }
+  void close() override;
+
+  nlohmann::json stats() const override {
+    return {// Windows cannot confirm FILE_FLAG_NO_BUFFERING after the open (Wine ignores it).
+            {"direct_io_verified", nullptr},
+            {"direct_io_flag", options.direct ? "FILE_FLAG_NO_BUFFERING" : "none (buffered)"},
+            {"sector_size", sector_size},
+            {"last_io_error", last_error.load()},
+            {"immediate_successes", immediate_ok.load()},
+            {"immediate_failures", immediate_failed.load()},
+            {"completion_source", source ? source->stats() : source_stats}};
+  }
+  std::uint64_t errors() const override {
+    return source ? source->post_failures() : closed_errors;
+  }
+  bool progress(TransportProgress&) const override { return false; }  // no live counts yet
+  bool workers_submit() const override { return false; }  // thread-agnostic I/O since Vista
+  bool pumps(unsigned) const override { return false; }
+  int pump(unsigned, unsigned) override { return -1; }
+
+ private:
   void open_file() {
     const DWORD access = options.writes ? GENERIC_READ | GENERIC_WRITE : GENERIC_READ;
     DWORD flags = FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OVERLAPPED;
@@ -136,125 +185,71 @@ struct FileIo::Impl {
       while (op.pending() && metrics::now_ns() < deadline) Sleep(1);
     }
   }
+
+  FileIoOptions options;
+  std::uint32_t sector_size = 512;
+  HANDLE file = INVALID_HANDLE_VALUE;
+  std::vector<WinOp> slots, outside;  // outside: the slot's tagged-event I/Os (same buffer)
+  std::vector<void*> buffers;
+  std::vector<HANDLE> events;
+  std::unique_ptr<OverlappedSource> source;
+  nlohmann::json source_stats = nlohmann::json::object();
+  std::uint64_t closed_errors = 0;
+  std::atomic<std::uint32_t> last_error{0};
+  std::atomic<std::uint64_t> immediate_ok{0}, immediate_failed{0};
 };
 
-FileIo::FileIo() : impl_(std::make_unique<Impl>()) {}
-FileIo::~FileIo() { close(); }
-
-void FileIo::open(const FileIoOptions& options, const TransportEnv& env) {
-  Impl& m = *impl_;
-  m.options = options;
-  m.open_file();
-  m.make_slots();
-  m.source = std::make_unique<OverlappedSource>(*env.port, env.roles);
-  m.source->associate(m.file, kFileKey);
-}
-
-void FileIo::submit(std::uint32_t slot, bool write, std::uint64_t offset,
-                    std::uint64_t t_submit_ns) {
-  Impl& m = *impl_;
-  WinOp& op = m.slots[slot];
-  op.reset(offset);
-  op.kind = write ? kWrite : kRead;
-  op.t_submit_ns = t_submit_ns;
-  op.t_insert_ns = 0;
-  if (m.start_io(op)) {
-    m.immediate_ok.fetch_add(1, std::memory_order_relaxed);  // its packet is queued all the same
-    return;
-  }
-  const DWORD error = GetLastError();
-  if (error == ERROR_IO_PENDING) return;
-  // Failed at once: no packet will come, so the issuer posts the failure itself.
-  m.immediate_failed.fetch_add(1, std::memory_order_relaxed);
-  m.source->post(op, 0, error == 0 ? ERROR_GEN_FAILURE : error, kFileKey);
-}
-
-FileDone FileIo::done(const port::Packet& packet) {
-  const auto* op = static_cast<const WinOp*>(packet.context);
-  FileDone d;
-  d.slot = op->index;
-  d.bytes = packet.bytes;
-  d.status = packet.status;
-  d.t_submit_ns = op->t_submit_ns;
-  d.t_insert_ns = op->t_insert_ns;
-  d.outside_port = (op->kind & kOutsidePort) != 0;  // the platform queued a tagged-event I/O
-  if (packet.status != 0 && !d.outside_port) {
-    impl_->last_error.store(packet.status, std::memory_order_relaxed);
-  }
-  return d;
-}
-
-FileWaited FileIo::wait_outside_port(std::uint32_t slot, bool write, std::uint64_t offset) {
-  Impl& m = *impl_;
-  WinOp& op = m.outside[slot];
-  HANDLE event = m.events[slot];
+FileWaited OverlappedFileIo::wait_outside_port(std::uint32_t slot, bool write,
+                                               std::uint64_t offset) {
+  WinOp& op = outside[slot];
+  HANDLE event = events[slot];
   op.reset(offset);
   op.kind = (write ? kWrite : kRead) | kOutsidePort;
   op.ov.hEvent = reinterpret_cast<HANDLE>(reinterpret_cast<ULONG_PTR>(event) | 1);
   FileWaited w;
   w.t_start_ns = metrics::now_ns();
-  bool ok = m.start_io(op) != FALSE;
+  bool ok = start_io(op) != FALSE;
   if (!ok && GetLastError() == ERROR_IO_PENDING) {
     port::BlockingRegion region;
     ok = WaitForSingleObject(event, INFINITE) == WAIT_OBJECT_0;
   }
   DWORD bytes = 0;
-  if (ok) ok = GetOverlappedResult(m.file, &op.ov, &bytes, FALSE) != FALSE;
+  if (ok) ok = GetOverlappedResult(file, &op.ov, &bytes, FALSE) != FALSE;
   w.t_end_ns = metrics::now_ns();
   op.ov.hEvent = nullptr;
-  w.ok = ok && bytes == m.options.block_bytes;
+  w.ok = ok && bytes == options.block_bytes;
   return w;
 }
 
-bool FileIo::outside_port_supported() const { return true; }
-
-void FileIo::close() {
-  Impl& m = *impl_;
-  if (m.file != INVALID_HANDLE_VALUE) {
+void OverlappedFileIo::close() {
+  if (file != INVALID_HANDLE_VALUE) {
     // Anything still in flight (a drain that timed out) is cancelled and waited for, so no
     // buffer is written after it is freed.
-    CancelIoEx(m.file, nullptr);
-    m.wait_not_pending();
+    CancelIoEx(file, nullptr);
+    wait_not_pending();
   }
-  if (m.source) {
-    m.source->stop();
-    m.source_stats = m.source->stats();
-    m.closed_post_failures = m.source->post_failures();
-    m.source.reset();
+  if (source) {
+    source->stop();
+    source_stats = source->stats();
+    closed_errors = source->post_failures();
+    source.reset();
   }
-  if (m.file != INVALID_HANDLE_VALUE) {
-    CloseHandle(m.file);
-    m.file = INVALID_HANDLE_VALUE;
+  if (file != INVALID_HANDLE_VALUE) {
+    CloseHandle(file);
+    file = INVALID_HANDLE_VALUE;
   }
-  for (void*& p : m.buffers) {
+  for (void*& p : buffers) {
     if (p != nullptr) VirtualFree(p, 0, MEM_RELEASE);
     p = nullptr;
   }
-  for (HANDLE& e : m.events) {
+  for (HANDLE& e : events) {
     if (e != nullptr) CloseHandle(e);
     e = nullptr;
   }
 }
 
-nlohmann::json FileIo::stats() const {
-  const Impl& m = *impl_;
-  return {// Windows cannot confirm FILE_FLAG_NO_BUFFERING after the open (Wine ignores it).
-          {"direct_io_verified", nullptr},
-          {"direct_io_flag", m.options.direct ? "FILE_FLAG_NO_BUFFERING" : "none (buffered)"},
-          {"sector_size", m.sector_size},
-          {"last_io_error", m.last_error.load()},
-          {"immediate_successes", m.immediate_ok.load()},
-          {"immediate_failures", m.immediate_failed.load()},
-          {"completion_source", m.source ? m.source->stats() : m.source_stats}};
-}
+}  // namespace
 
-std::uint64_t FileIo::post_failures() const {
-  return impl_->source ? impl_->source->post_failures() : impl_->closed_post_failures;
-}
-
-bool FileIo::progress(TransportProgress&) const { return false; }  // no watchdog counts yet
-bool FileIo::workers_submit() const { return false; }  // thread-agnostic I/O since Vista
-bool FileIo::pumps(unsigned) const { return false; }
-int FileIo::pump(unsigned, unsigned) { return -1; }
+std::unique_ptr<FileIo> make_file_io() { return std::make_unique<OverlappedFileIo>(); }
 
 }  // namespace iocpbench::io

@@ -16,8 +16,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "io/async_io.hpp"
 
 namespace iocpbench::io {
@@ -53,61 +51,43 @@ struct ClientDone {
   bool cancelled = false;  // ... because the operation was cancelled
 };
 
-class SocketIo {
+class SocketIo : public Transport {
  public:
-  SocketIo();
-  ~SocketIo();
-  SocketIo(const SocketIo&) = delete;
-  SocketIo& operator=(const SocketIo&) = delete;
-
   // Listens on 127.0.0.1:0, connects and accepts every pair, associates the server sockets with
   // the port(s) and allocates their buffers. Throws std::runtime_error naming the call refused.
-  void open(const SocketIoOptions& options, const TransportEnv& env);
+  virtual void open(const SocketIoOptions& options, const TransportEnv& env) = 0;
 
   // ---- the server side (pool threads) ----
   // Arms connection `conn`'s receive into its buffer. False: refused at once (counted by the
   // backend); the connection is done.
-  bool arm_recv(std::uint32_t conn);
+  virtual bool arm_recv(std::uint32_t conn) = 0;
   // Sends back the `bytes` that the last receive put in the buffer.
-  Echo echo(std::uint32_t conn, std::uint32_t bytes);
-  SocketDone done(const port::Packet& packet);
+  virtual Echo echo(std::uint32_t conn, std::uint32_t bytes) = 0;
+  virtual SocketDone done(const port::Packet& packet) = 0;
   // A send packet that succeeded: whether it moved the whole echo (a short one is counted).
-  bool send_complete(std::uint32_t conn, std::uint32_t bytes);
+  virtual bool send_complete(std::uint32_t conn, std::uint32_t bytes) = 0;
   // A drain that timed out: shuts every server socket down, so the generator's waits end.
-  void shutdown_server();
+  virtual void shutdown_server() = 0;
 
   // ---- the client side (the load generator's thread only) ----
   // Sets up the generator's completion queue, on its thread; returns the reason it cannot.
-  std::string start_client();
+  virtual std::string start_client() = 0;
   // Queue a receive / a send on the client socket of `conn` (the buffer stays alive until its
   // completion). False: refused at once, no completion will come.
-  bool client_recv(std::uint32_t conn, void* buf, std::size_t len);
-  bool client_send(std::uint32_t conn, const void* buf, std::size_t len);
+  virtual bool client_recv(std::uint32_t conn, void* buf, std::size_t len) = 0;
+  virtual bool client_send(std::uint32_t conn, const void* buf, std::size_t len) = 0;
   // Submits what is queued and waits up to `timeout_ms` for completions; fills `out` with what
   // is ready (cleared first). Returns false when waiting itself failed.
-  bool client_wait(unsigned timeout_ms, std::vector<ClientDone>& out);
-  void client_shutdown_send(std::uint32_t conn);
+  virtual bool client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) = 0;
+  virtual void client_shutdown_send(std::uint32_t conn) = 0;
   // Cancels what is in flight and collects its completions (bounded), so no client buffer is
   // written after the generator returns; then releases the generator's queue.
-  void stop_client();
-  std::string client_description() const;
-
-  // After the generator has been joined: cancels the server I/O (bounded wait), stops the
-  // source(s) and closes every socket. Idempotent.
-  void close();
-
-  // The workload_stats keys the backend owns (`completion_source` and this OS's counters).
-  nlohmann::json stats() const;
-  // Errors the backend counted (post failures; Windows: short sends, immediate failures).
-  std::uint64_t errors() const;
-  bool progress(TransportProgress& out) const;
-  bool workers_submit() const;  // as FileIo::workers_submit
-  bool pumps(unsigned worker) const;
-  int pump(unsigned worker, unsigned wait_us);
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  virtual void stop_client() = 0;
+  virtual std::string client_description() const = 0;
+  // close() comes after the generator has been joined.
 };
+
+// This OS's backend.
+std::unique_ptr<SocketIo> make_socket_io();
 
 }  // namespace iocpbench::io

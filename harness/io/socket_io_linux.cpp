@@ -62,9 +62,31 @@ struct ServerConn {
 
 constexpr std::uint64_t kRecvTag = 1;
 
-}  // namespace
+class RingSocketIo final : public SocketIo {
+ public:
+  ~RingSocketIo() override { close(); }
+  void open(const SocketIoOptions& o, const TransportEnv& env) override;
+  bool arm_recv(std::uint32_t conn) override;
+  Echo echo(std::uint32_t conn, std::uint32_t bytes) override;
+  SocketDone done(const port::Packet& packet) override;
+  bool send_complete(std::uint32_t conn, std::uint32_t bytes) override;
+  void shutdown_server() override;
+  std::string start_client() override;
+  bool client_recv(std::uint32_t conn, void* buf, std::size_t len) override;
+  bool client_send(std::uint32_t conn, const void* buf, std::size_t len) override;
+  bool client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) override;
+  void client_shutdown_send(std::uint32_t conn) override;
+  void stop_client() override;
+  std::string client_description() const override;
+  void close() override;
+  nlohmann::json stats() const override;
+  std::uint64_t errors() const override;
+  bool progress(TransportProgress& out) const override;
+  bool workers_submit() const override;
+  bool pumps(unsigned worker) const override;
+  int pump(unsigned worker, unsigned wait_us) override;
 
-struct SocketIo::Impl {
+ private:
   SocketIoOptions options;
   bool port_reads_shared = false;
   int listen_fd = -1;
@@ -131,19 +153,15 @@ struct SocketIo::Impl {
   }
 };
 
-SocketIo::SocketIo() : impl_(std::make_unique<Impl>()) {}
-SocketIo::~SocketIo() { close(); }
-
-void SocketIo::open(const SocketIoOptions& options, const TransportEnv& env) {
-  Impl& m = *impl_;
-  m.options = options;
-  m.port_reads_shared = env.port_reads && env.worker_ports.empty();
+void RingSocketIo::open(const SocketIoOptions& o, const TransportEnv& env) {
+  options = o;
+  port_reads_shared = env.port_reads && env.worker_ports.empty();
   const unsigned n = options.connections;
   raise_fd_limit(2 * std::uint64_t{n} + 64);
-  const sockaddr_in addr = m.listen_on_loopback(n);
-  m.server = std::vector<ServerConn>(n);
-  m.clients.assign(n, -1);
-  for (unsigned i = 0; i < n; ++i) m.connect_pair(i, addr);
+  const sockaddr_in addr = listen_on_loopback(n);
+  server = std::vector<ServerConn>(n);
+  clients.assign(n, -1);
+  for (unsigned i = 0; i < n; ++i) connect_pair(i, addr);
   // Per-thread ports: one ring per worker that owns a connection (workers beyond the
   // connection count get no ring and only ever take their stop packet).
   SourceSetOptions set;
@@ -154,38 +172,37 @@ void SocketIo::open(const SocketIoOptions& options, const TransportEnv& env) {
   set.ops_per_unit = 2;  // a receive and an echo each
   set.port_reads = env.port_reads;
   set.unit_name = "connection";
-  m.sources.open(set);
+  sources.open(set);
 }
 
-bool SocketIo::arm_recv(std::uint32_t conn) {
-  IoOp& recv = impl_->server[conn].recv;
+bool RingSocketIo::arm_recv(std::uint32_t conn) {
+  IoOp& recv = server[conn].recv;
   recv.done = 0;
-  impl_->sources.submit(recv);
+  sources.submit(recv);
   return true;  // queued: a failure completes as a packet
 }
 
-Echo SocketIo::echo(std::uint32_t conn, std::uint32_t bytes) {
-  Impl& m = *impl_;
-  ServerConn& s = m.server[conn];
+Echo RingSocketIo::echo(std::uint32_t conn, std::uint32_t bytes) {
+  ServerConn& s = server[conn];
   s.recv.done = 0;
   ssize_t sent = 0;
-  if (m.direct_send) {
+  if (direct_send) {
     do {
       sent = ::send(s.fd, s.buffer.get(), bytes, MSG_NOSIGNAL | MSG_DONTWAIT);
     } while (sent < 0 && errno == EINTR);
     if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return Echo::error;
     if (sent == static_cast<ssize_t>(bytes)) {
-      m.direct_sends.fetch_add(1, std::memory_order_relaxed);
+      direct_sends.fetch_add(1, std::memory_order_relaxed);
       return Echo::sent;
     }
   }
   s.send.len = bytes;
   s.send.done = sent > 0 ? static_cast<std::uint32_t>(sent) : 0;
-  m.sources.submit(s.send);
+  sources.submit(s.send);
   return Echo::pending;
 }
 
-SocketDone SocketIo::done(const port::Packet& packet) {
+SocketDone RingSocketIo::done(const port::Packet& packet) {
   const auto* op = static_cast<const IoOp*>(packet.context);
   SocketDone d;
   d.conn = static_cast<std::uint32_t>(packet.key);
@@ -196,18 +213,17 @@ SocketDone SocketIo::done(const port::Packet& packet) {
   return d;
 }
 
-bool SocketIo::send_complete(std::uint32_t, std::uint32_t) { return true; }
+bool RingSocketIo::send_complete(std::uint32_t, std::uint32_t) { return true; }
 
-void SocketIo::shutdown_server() {
-  for (auto& s : impl_->server) ::shutdown(s.fd, SHUT_RDWR);
+void RingSocketIo::shutdown_server() {
+  for (auto& s : server) ::shutdown(s.fd, SHUT_RDWR);
 }
 
 // The generator's ring, with the first setup flags the kernel accepts (recorded in
 // client_description()).
-std::string SocketIo::start_client() {
-  Impl& m = *impl_;
+std::string RingSocketIo::start_client() {
   unsigned entries = 1;
-  while (entries < 2 * m.options.connections + 8) entries <<= 1;
+  while (entries < 2 * options.connections + 8) entries <<= 1;
   const unsigned attempts[] = {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
                                IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN,
                                IORING_SETUP_COOP_TASKRUN, 0};
@@ -215,11 +231,11 @@ std::string SocketIo::start_client() {
                          "COOP_TASKRUN", "none"};
   int rc = -EINVAL;
   for (std::size_t i = 0; i < std::size(attempts); ++i) {
-    rc = io_uring_queue_init(entries, &m.ring, attempts[i]);
+    rc = io_uring_queue_init(entries, &ring, attempts[i]);
     if (rc == 0) {
-      m.client_design = std::string("own thread, own io_uring (setup ") + names[i] +
+      client_design = std::string("own thread, own io_uring (setup ") + names[i] +
                         "), one clock read per completion batch";
-      m.ring_live = true;
+      ring_live = true;
       return {};
     }
     if (rc != -EINVAL) break;
@@ -227,36 +243,35 @@ std::string SocketIo::start_client() {
   return std::string("load generator io_uring_queue_init: ") + std::strerror(-rc);
 }
 
-bool SocketIo::client_recv(std::uint32_t conn, void* buf, std::size_t len) {
-  io_uring_sqe* e = impl_->sqe();
-  io_uring_prep_recv(e, impl_->clients[conn], buf, len, 0);
+bool RingSocketIo::client_recv(std::uint32_t conn, void* buf, std::size_t len) {
+  io_uring_sqe* e = sqe();
+  io_uring_prep_recv(e, clients[conn], buf, len, 0);
   io_uring_sqe_set_data64(e, (std::uint64_t{conn} << 1 | kRecvTag) + 2);
-  ++impl_->in_flight;
+  ++in_flight;
   return true;
 }
 
-bool SocketIo::client_send(std::uint32_t conn, const void* buf, std::size_t len) {
-  io_uring_sqe* e = impl_->sqe();
-  io_uring_prep_send(e, impl_->clients[conn], buf, len, MSG_NOSIGNAL);
+bool RingSocketIo::client_send(std::uint32_t conn, const void* buf, std::size_t len) {
+  io_uring_sqe* e = sqe();
+  io_uring_prep_send(e, clients[conn], buf, len, MSG_NOSIGNAL);
   io_uring_sqe_set_data64(e, (std::uint64_t{conn} << 1) + 2);
-  ++impl_->in_flight;
+  ++in_flight;
   return true;
 }
 
-bool SocketIo::client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) {
-  Impl& m = *impl_;
+bool RingSocketIo::client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) {
   out.clear();
   io_uring_cqe* cqe = nullptr;
   __kernel_timespec ts{0, static_cast<long long>(timeout_ms) * 1'000'000};
-  const int rc = io_uring_submit_and_wait_timeout(&m.ring, &cqe, 1, &ts, nullptr);
+  const int rc = io_uring_submit_and_wait_timeout(&ring, &cqe, 1, &ts, nullptr);
   if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) return false;
   unsigned head = 0;
   unsigned seen = 0;
-  io_uring_for_each_cqe(&m.ring, head, cqe) {
+  io_uring_for_each_cqe(&ring, head, cqe) {
     ++seen;
     const std::uint64_t tag = io_uring_cqe_get_data64(cqe);
     if (tag == 0) continue;  // a cancel
-    --m.in_flight;
+    --in_flight;
     ClientDone d;
     d.conn = static_cast<std::uint32_t>((tag - 2) >> 1);
     d.recv = ((tag - 2) & kRecvTag) != 0;
@@ -265,78 +280,74 @@ bool SocketIo::client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) {
     d.cancelled = cqe->res == -ECANCELED;
     out.push_back(d);
   }
-  io_uring_cq_advance(&m.ring, seen);
+  io_uring_cq_advance(&ring, seen);
   return true;
 }
 
-void SocketIo::client_shutdown_send(std::uint32_t conn) {
-  ::shutdown(impl_->clients[conn], SHUT_WR);
+void RingSocketIo::client_shutdown_send(std::uint32_t conn) {
+  ::shutdown(clients[conn], SHUT_WR);
 }
 
 // Cancels the armed receives and waits (bounded) so no buffer is written after we return.
-void SocketIo::stop_client() {
-  Impl& m = *impl_;
-  if (!m.ring_live) return;
-  if (io_uring_sqe* sqe = io_uring_get_sqe(&m.ring)) {
+void RingSocketIo::stop_client() {
+  if (!ring_live) return;
+  if (io_uring_sqe* sqe = io_uring_get_sqe(&ring)) {
     io_uring_prep_cancel(sqe, nullptr, IORING_ASYNC_CANCEL_ANY);
     io_uring_sqe_set_data64(sqe, 0);
-    io_uring_submit(&m.ring);
+    io_uring_submit(&ring);
   }
   const std::uint64_t deadline = metrics::now_ns() + 1'000'000'000ull;
-  while (m.in_flight > 0 && metrics::now_ns() < deadline) {
+  while (in_flight > 0 && metrics::now_ns() < deadline) {
     io_uring_cqe* cqe = nullptr;
     __kernel_timespec ts{0, 10'000'000};
-    io_uring_wait_cqe_timeout(&m.ring, &cqe, &ts);
+    io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
     unsigned head = 0;
     unsigned seen = 0;
-    io_uring_for_each_cqe(&m.ring, head, cqe) {
+    io_uring_for_each_cqe(&ring, head, cqe) {
       ++seen;
-      if (io_uring_cqe_get_data64(cqe) != 0) --m.in_flight;
+      if (io_uring_cqe_get_data64(cqe) != 0) --in_flight;
     }
-    io_uring_cq_advance(&m.ring, seen);
+    io_uring_cq_advance(&ring, seen);
   }
-  io_uring_queue_exit(&m.ring);
-  m.ring_live = false;
+  io_uring_queue_exit(&ring);
+  ring_live = false;
 }
 
-std::string SocketIo::client_description() const { return impl_->client_design; }
+std::string RingSocketIo::client_description() const { return client_design; }
 
-void SocketIo::close() {
-  Impl& m = *impl_;
-  m.sources.close();  // stops the completion threads; cancels anything left in flight
-  for (auto& s : m.server) {
+void RingSocketIo::close() {
+  sources.close();  // stops the completion threads; cancels anything left in flight
+  for (auto& s : server) {
     if (s.fd >= 0) ::close(s.fd);
     s.fd = -1;
   }
-  for (int& c : m.clients) {
+  for (int& c : clients) {
     if (c >= 0) ::close(c);
     c = -1;
   }
-  if (m.listen_fd >= 0) ::close(m.listen_fd);
-  m.listen_fd = -1;
+  if (listen_fd >= 0) ::close(listen_fd);
+  listen_fd = -1;
 }
 
-nlohmann::json SocketIo::stats() const {
-  return {{"echoes_sent_inline", impl_->direct_sends.load()},
-          {"completion_source", impl_->sources.to_json()}};
+nlohmann::json RingSocketIo::stats() const {
+  return {{"echoes_sent_inline", direct_sends.load()},
+          {"completion_source", sources.to_json()}};
 }
 
-std::uint64_t SocketIo::errors() const { return impl_->sources.stats().post_failures; }
+std::uint64_t RingSocketIo::errors() const { return sources.stats().post_failures; }
 
-bool SocketIo::progress(TransportProgress& out) const {
-  if (!impl_->sources.live()) return false;
-  const SourceStats s = impl_->sources.stats();
-  out.completions = s.completions;
-  out.posted = s.posted;
-  return true;
-}
+bool RingSocketIo::progress(TransportProgress& out) const { return sources.progress(out); }
 
 // The port path: workers submit the echoes and receives, which io_uring ties to the submitting
 // thread; conservatively no worker of a self-sizing pool leaves while any is armed.
-bool SocketIo::workers_submit() const { return impl_->port_reads_shared; }
-bool SocketIo::pumps(unsigned worker) const { return impl_->sources.pumps(worker); }
-int SocketIo::pump(unsigned worker, unsigned wait_us) {
-  return impl_->sources.pump(worker, wait_us);
+bool RingSocketIo::workers_submit() const { return port_reads_shared; }
+bool RingSocketIo::pumps(unsigned worker) const { return sources.pumps(worker); }
+int RingSocketIo::pump(unsigned worker, unsigned wait_us) {
+  return sources.pump(worker, wait_us);
 }
+
+}  // namespace
+
+std::unique_ptr<SocketIo> make_socket_io() { return std::make_unique<RingSocketIo>(); }
 
 }  // namespace iocpbench::io

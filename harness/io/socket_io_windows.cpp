@@ -23,25 +23,19 @@
 // Client side: the client sockets are associated with the load generator's own IOCP, waited on
 // with GetQueuedCompletionStatusEx (up to 64 a batch).
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
+#include "io/socket_io.hpp"
+
+// After overlapped_windows.hpp's lean <windows.h>.
+#include "io/overlapped_windows.hpp"
 #include <winsock2.h>
 #include <mswsock.h>
 #include <ws2tcpip.h>
-#include <windows.h>
-
-#include "io/socket_io.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <stdexcept>
 
-#include "io/overlapped_windows.hpp"
 #include "metrics/clock.hpp"
 
 namespace iocpbench::io {
@@ -121,9 +115,31 @@ struct Connector {
   }
 };
 
-}  // namespace
+class OverlappedSocketIo final : public SocketIo {
+ public:
+  ~OverlappedSocketIo() override { close(); }
+  void open(const SocketIoOptions& o, const TransportEnv& env) override;
+  bool arm_recv(std::uint32_t conn) override;
+  Echo echo(std::uint32_t conn, std::uint32_t bytes) override;
+  SocketDone done(const port::Packet& packet) override;
+  bool send_complete(std::uint32_t conn, std::uint32_t bytes) override;
+  void shutdown_server() override;
+  std::string start_client() override;
+  bool client_recv(std::uint32_t conn, void* buf, std::size_t len) override;
+  bool client_send(std::uint32_t conn, const void* buf, std::size_t len) override;
+  bool client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) override;
+  void client_shutdown_send(std::uint32_t conn) override;
+  void stop_client() override;
+  std::string client_description() const override;
+  void close() override;
+  nlohmann::json stats() const override;
+  std::uint64_t errors() const override;
+  bool progress(TransportProgress& out) const override;
+  bool workers_submit() const override;
+  bool pumps(unsigned worker) const override;
+  int pump(unsigned worker, unsigned wait_us) override;
 
-struct SocketIo::Impl {
+ private:
   SocketIoOptions options;
   SOCKET listener = INVALID_SOCKET;
   std::vector<ServerConn> server;
@@ -231,80 +247,74 @@ struct SocketIo::Impl {
   }
 };
 
-SocketIo::SocketIo() : impl_(std::make_unique<Impl>()) {}
-SocketIo::~SocketIo() { close(); }
-
-void SocketIo::open(const SocketIoOptions& options, const TransportEnv& env) {
-  Impl& m = *impl_;
-  m.options = options;
+void OverlappedSocketIo::open(const SocketIoOptions& o, const TransportEnv& env) {
+  options = o;
   winsock_startup();
   const unsigned n = options.connections;
-  const sockaddr_in addr = m.listen_on_loopback(n);
+  const sockaddr_in addr = listen_on_loopback(n);
   const Connector connector{
-      extension<LPFN_ACCEPTEX>(m.listener, WSAID_ACCEPTEX, "AcceptEx"),
-      extension<LPFN_CONNECTEX>(m.listener, WSAID_CONNECTEX, "ConnectEx"),
+      extension<LPFN_ACCEPTEX>(listener, WSAID_ACCEPTEX, "AcceptEx"),
+      extension<LPFN_CONNECTEX>(listener, WSAID_CONNECTEX, "ConnectEx"),
       CreateEventW(nullptr, TRUE, FALSE, nullptr), CreateEventW(nullptr, TRUE, FALSE, nullptr)};
   if (connector.accepted == nullptr || connector.connected == nullptr) fail("CreateEvent");
-  m.server = std::vector<ServerConn>(n);
-  m.clients = std::vector<ClientConn>(n);
-  for (unsigned i = 0; i < n; ++i) m.connect_pair(i, addr, connector);
-  m.associate_sockets(env);
+  server = std::vector<ServerConn>(n);
+  clients = std::vector<ClientConn>(n);
+  for (unsigned i = 0; i < n; ++i) connect_pair(i, addr, connector);
+  associate_sockets(env);
 }
 
-bool SocketIo::arm_recv(std::uint32_t conn) {
-  Impl& m = *impl_;
-  ServerConn& s = m.server[conn];
+bool OverlappedSocketIo::arm_recv(std::uint32_t conn) {
+  ServerConn& s = server[conn];
   s.recv.reset();
-  WSABUF buf{static_cast<ULONG>(m.options.buffer_bytes), s.buffer.get()};
+  WSABUF buf{static_cast<ULONG>(options.buffer_bytes), s.buffer.get()};
   DWORD flags = 0;
   if (WSARecv(s.s, &buf, 1, nullptr, &flags, &s.recv.ov, nullptr) == 0) {
     if (!s.skip) {  // its packet is queued as usual
-      m.recvs_pending.fetch_add(1, std::memory_order_relaxed);
+      recvs_pending.fetch_add(1, std::memory_order_relaxed);
       return true;
     }
     // Done at once: with skip on success no packet is queued, so post it here.
-    m.recvs_inline.fetch_add(1, std::memory_order_relaxed);
-    m.source->post(s.recv, static_cast<std::uint32_t>(s.recv.ov.InternalHigh), 0, s.recv.index);
+    recvs_inline.fetch_add(1, std::memory_order_relaxed);
+    source->post(s.recv, static_cast<std::uint32_t>(s.recv.ov.InternalHigh), 0, s.recv.index);
     return true;
   }
   const int error = WSAGetLastError();
   if (error == WSA_IO_PENDING) {
-    m.recvs_pending.fetch_add(1, std::memory_order_relaxed);
+    recvs_pending.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
-  m.refused(error);
+  refused(error);
   return false;
 }
 
-Echo SocketIo::echo(std::uint32_t conn, std::uint32_t bytes) {
-  Impl& m = *impl_;
-  ServerConn& s = m.server[conn];
+Echo OverlappedSocketIo::echo(std::uint32_t conn, std::uint32_t bytes) {
+  ServerConn& s = server[conn];
   s.send.reset();
   s.send_len = bytes;
   WSABUF buf{bytes, s.buffer.get()};
   if (WSASend(s.s, &buf, 1, nullptr, 0, &s.send.ov, nullptr) == 0) {
     if (!s.skip) {  // its packet is queued as usual; the worker that takes it re-arms
-      m.sends_pending.fetch_add(1, std::memory_order_relaxed);
+      sends_pending.fetch_add(1, std::memory_order_relaxed);
       return Echo::pending;
     }
     // Done at once and no packet queued (skip on success): handled inline.
-    m.sends_inline.fetch_add(1, std::memory_order_relaxed);
+    sends_inline.fetch_add(1, std::memory_order_relaxed);
     if (static_cast<std::uint32_t>(s.send.ov.InternalHigh) != bytes) {
-      m.short_sends.fetch_add(1, std::memory_order_relaxed);
+      short_sends.fetch_add(1, std::memory_order_relaxed);
       return Echo::closed;
     }
     return Echo::sent;
   }
   const int error = WSAGetLastError();
   if (error == WSA_IO_PENDING) {
-    m.sends_pending.fetch_add(1, std::memory_order_relaxed);
+    sends_pending.fetch_add(1, std::memory_order_relaxed);
     return Echo::pending;
   }
-  m.refused(error);
+  refused(error);
   return Echo::closed;
 }
 
-SocketDone SocketIo::done(const port::Packet& packet) {
+SocketDone OverlappedSocketIo::done(const port::Packet& packet) {
   const auto* op = static_cast<const WinOp*>(packet.context);
   SocketDone d;
   d.conn = static_cast<std::uint32_t>(packet.key);
@@ -312,61 +322,58 @@ SocketDone SocketIo::done(const port::Packet& packet) {
   d.bytes = packet.bytes;
   d.status = packet.status;
   d.t_insert_ns = op->t_insert_ns;
-  if (packet.status != 0) impl_->last_error.store(packet.status, std::memory_order_relaxed);
+  if (packet.status != 0) last_error.store(packet.status, std::memory_order_relaxed);
   return d;
 }
 
-bool SocketIo::send_complete(std::uint32_t conn, std::uint32_t bytes) {
-  if (bytes == impl_->server[conn].send_len) return true;
-  impl_->short_sends.fetch_add(1, std::memory_order_relaxed);
+bool OverlappedSocketIo::send_complete(std::uint32_t conn, std::uint32_t bytes) {
+  if (bytes == server[conn].send_len) return true;
+  short_sends.fetch_add(1, std::memory_order_relaxed);
   return false;
 }
 
-void SocketIo::shutdown_server() {
-  for (auto& s : impl_->server) shutdown(s.s, SD_BOTH);
+void OverlappedSocketIo::shutdown_server() {
+  for (auto& s : server) shutdown(s.s, SD_BOTH);
 }
 
-std::string SocketIo::start_client() { return {}; }  // the generator's port is made in open()
+std::string OverlappedSocketIo::start_client() { return {}; }  // the generator's port is made in open()
 
-bool SocketIo::client_recv(std::uint32_t conn, void* buf, std::size_t len) {
-  Impl& m = *impl_;
-  ClientConn& c = m.clients[conn];
+bool OverlappedSocketIo::client_recv(std::uint32_t conn, void* buf, std::size_t len) {
+  ClientConn& c = clients[conn];
   c.recv.reset();
   WSABUF wsabuf{static_cast<ULONG>(len), static_cast<char*>(buf)};
   DWORD flags = 0;
-  ++m.in_flight;
+  ++in_flight;
   if (WSARecv(c.s, &wsabuf, 1, nullptr, &flags, &c.recv.ov, nullptr) != 0 &&
       WSAGetLastError() != WSA_IO_PENDING) {
-    --m.in_flight;  // no packet will come (no skip mode here: a success always queues one)
+    --in_flight;  // no packet will come (no skip mode here: a success always queues one)
     return false;
   }
   return true;
 }
 
-bool SocketIo::client_send(std::uint32_t conn, const void* buf, std::size_t len) {
-  Impl& m = *impl_;
-  ClientConn& c = m.clients[conn];
+bool OverlappedSocketIo::client_send(std::uint32_t conn, const void* buf, std::size_t len) {
+  ClientConn& c = clients[conn];
   c.send.reset();
   WSABUF wsabuf{static_cast<ULONG>(len), const_cast<char*>(static_cast<const char*>(buf))};
-  ++m.in_flight;
+  ++in_flight;
   if (WSASend(c.s, &wsabuf, 1, nullptr, 0, &c.send.ov, nullptr) != 0 &&
       WSAGetLastError() != WSA_IO_PENDING) {
-    --m.in_flight;
+    --in_flight;
     return false;
   }
   return true;
 }
 
-bool SocketIo::client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) {
-  Impl& m = *impl_;
+bool OverlappedSocketIo::client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) {
   out.clear();
   OVERLAPPED_ENTRY entries[64];
   ULONG got = 0;
-  if (!GetQueuedCompletionStatusEx(m.generator_port, entries, 64, &got, timeout_ms, FALSE)) {
+  if (!GetQueuedCompletionStatusEx(generator_port, entries, 64, &got, timeout_ms, FALSE)) {
     return GetLastError() == WAIT_TIMEOUT;
   }
   for (ULONG k = 0; k < got; ++k) {
-    --m.in_flight;
+    --in_flight;
     const auto* op = reinterpret_cast<const WinOp*>(entries[k].lpOverlapped);
     const std::uint32_t status = win32_error_of(op->ov.Internal);
     ClientDone d;
@@ -380,83 +387,83 @@ bool SocketIo::client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) {
   return true;
 }
 
-void SocketIo::client_shutdown_send(std::uint32_t conn) {
-  shutdown(impl_->clients[conn].s, SD_SEND);  // each server recv sees the end
+void OverlappedSocketIo::client_shutdown_send(std::uint32_t conn) {
+  shutdown(clients[conn].s, SD_SEND);  // each server recv sees the end
 }
 
 // The client receives still armed: cancelled, and their completions collected.
-void SocketIo::stop_client() {
-  Impl& m = *impl_;
-  for (auto& c : m.clients) CancelIoEx(reinterpret_cast<HANDLE>(c.s), nullptr);
+void OverlappedSocketIo::stop_client() {
+  for (auto& c : clients) CancelIoEx(reinterpret_cast<HANDLE>(c.s), nullptr);
   OVERLAPPED_ENTRY entries[64];
   const std::uint64_t deadline = metrics::now_ns() + 2'000'000'000ull;
-  while (m.in_flight > 0 && metrics::now_ns() < deadline) {
+  while (in_flight > 0 && metrics::now_ns() < deadline) {
     ULONG got = 0;
-    if (!GetQueuedCompletionStatusEx(m.generator_port, entries, 64, &got, 10, FALSE)) continue;
-    m.in_flight -= std::min<std::uint64_t>(m.in_flight, got);
+    if (!GetQueuedCompletionStatusEx(generator_port, entries, 64, &got, 10, FALSE)) continue;
+    in_flight -= std::min<std::uint64_t>(in_flight, got);
   }
 }
 
-std::string SocketIo::client_description() const {
+std::string OverlappedSocketIo::client_description() const {
   return "own thread, own IOCP for the client sockets (GetQueuedCompletionStatusEx, one clock "
          "read per batch), WSASend/WSARecv";
 }
 
-void SocketIo::close() {
-  Impl& m = *impl_;
+void OverlappedSocketIo::close() {
   // Receives still armed (a drain that timed out) are cancelled and waited for before their
   // buffers go away; the packets they queue stay in the port, which is closed next.
-  for (auto& s : m.server) {
+  for (auto& s : server) {
     if (s.s != INVALID_SOCKET) CancelIoEx(reinterpret_cast<HANDLE>(s.s), nullptr);
   }
   const std::uint64_t deadline = metrics::now_ns() + 5'000'000'000ull;
-  for (auto& s : m.server) {
+  for (auto& s : server) {
     while ((s.recv.pending() || s.send.pending()) && metrics::now_ns() < deadline) Sleep(1);
   }
-  if (m.source) {
-    m.source->stop();
-    m.source_stats = m.source->stats();
-    m.closed_post_failures = m.source->post_failures();
-    m.source.reset();
+  if (source) {
+    source->stop();
+    source_stats = source->stats();
+    closed_post_failures = source->post_failures();
+    source.reset();
   }
-  for (auto& s : m.server) {
+  for (auto& s : server) {
     if (s.s != INVALID_SOCKET) closesocket(s.s);
     s.s = INVALID_SOCKET;
   }
-  for (auto& c : m.clients) {
+  for (auto& c : clients) {
     if (c.s != INVALID_SOCKET) closesocket(c.s);
     c.s = INVALID_SOCKET;
   }
-  if (m.listener != INVALID_SOCKET) closesocket(m.listener);
-  m.listener = INVALID_SOCKET;
-  if (m.generator_port != nullptr) CloseHandle(m.generator_port);
-  m.generator_port = nullptr;
+  if (listener != INVALID_SOCKET) closesocket(listener);
+  listener = INVALID_SOCKET;
+  if (generator_port != nullptr) CloseHandle(generator_port);
+  generator_port = nullptr;
 }
 
-nlohmann::json SocketIo::stats() const {
-  const Impl& m = *impl_;
-  return {{"last_server_error", m.last_error.load()},
-          {"short_sends", m.short_sends.load()},
-          {"skip_completion_port_on_success_sockets", m.skip_granted},
-          {"non_ifs_provider_sockets", m.non_ifs_sockets},
+nlohmann::json OverlappedSocketIo::stats() const {
+  return {{"last_server_error", last_error.load()},
+          {"short_sends", short_sends.load()},
+          {"skip_completion_port_on_success_sockets", skip_granted},
+          {"non_ifs_provider_sockets", non_ifs_sockets},
           {"immediate",
-           {{"sends_completed_inline", m.sends_inline.load()},
-            {"sends_pending", m.sends_pending.load()},
-            {"recvs_completed_inline_posted", m.recvs_inline.load()},
-            {"recvs_pending", m.recvs_pending.load()},
-            {"failures", m.immediate_failures.load()}}},
-          {"completion_source", m.source ? m.source->stats() : m.source_stats}};
+           {{"sends_completed_inline", sends_inline.load()},
+            {"sends_pending", sends_pending.load()},
+            {"recvs_completed_inline_posted", recvs_inline.load()},
+            {"recvs_pending", recvs_pending.load()},
+            {"failures", immediate_failures.load()}}},
+          {"completion_source", source ? source->stats() : source_stats}};
 }
 
-std::uint64_t SocketIo::errors() const {
-  const Impl& m = *impl_;
-  return m.short_sends.load() + m.immediate_failures.load() +
-         (m.source ? m.source->post_failures() : m.closed_post_failures);
+std::uint64_t OverlappedSocketIo::errors() const {
+  return short_sends.load() + immediate_failures.load() +
+         (source ? source->post_failures() : closed_post_failures);
 }
 
-bool SocketIo::progress(TransportProgress&) const { return false; }  // no watchdog counts yet
-bool SocketIo::workers_submit() const { return false; }  // thread-agnostic I/O since Vista
-bool SocketIo::pumps(unsigned) const { return false; }
-int SocketIo::pump(unsigned, unsigned) { return -1; }
+bool OverlappedSocketIo::progress(TransportProgress&) const { return false; }  // no watchdog counts yet
+bool OverlappedSocketIo::workers_submit() const { return false; }  // thread-agnostic I/O since Vista
+bool OverlappedSocketIo::pumps(unsigned) const { return false; }
+int OverlappedSocketIo::pump(unsigned, unsigned) { return -1; }
+
+}  // namespace
+
+std::unique_ptr<SocketIo> make_socket_io() { return std::make_unique<OverlappedSocketIo>(); }
 
 }  // namespace iocpbench::io

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/async_io.hpp"
 #include "io/completion_source.hpp"
 
 namespace iocpbench::io {
@@ -56,6 +57,14 @@ class SourceSet {
     return worker < sources_.size() ? sources_[worker]->pump(wait_us) : -1;
   }
 
+  // The watchdog's counts (Transport::progress): false once closed.
+  bool progress(TransportProgress& out) const {
+    if (!live()) return false;
+    const SourceStats s = stats();
+    out.completions = s.completions;
+    out.posted = s.posted;
+    return true;
+  }
   // Every source's counters summed (live), or as they were at close().
   SourceStats stats() const;
   std::size_t rings() const { return live() ? sources_.size() : closed_rings_; }

@@ -3,14 +3,6 @@
 // used (no raw volumes). The probe of a file to create uses FILE_FLAG_NO_BUFFERING when direct
 // I/O is asked for, as the workload's own open does.
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
-
 #include "platform/data_file_os.hpp"
 
 #include <algorithm>
@@ -18,23 +10,14 @@
 #include <fstream>
 #include <vector>
 
+#include "platform/windows_api.hpp"
+
 namespace iocpbench::platform {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string error_text(DWORD code) {
-  char* text = nullptr;
-  const DWORD n = FormatMessageA(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
-                                     FORMAT_MESSAGE_IGNORE_INSERTS,
-                                 nullptr, code, 0, reinterpret_cast<char*>(&text), 0, nullptr);
-  std::string out = n > 0 && text ? std::string(text, n) : "error " + std::to_string(code);
-  if (text) LocalFree(text);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == '.')) {
-    out.pop_back();
-  }
-  return out;
-}
+std::string error_text(DWORD code) { return win32_error_text(code); }
 
 }  // namespace
 
