@@ -54,8 +54,8 @@ Found inspect(const DataFileRequest& r) {
   found.bytes = st.bytes;
   found.ours = made_by_iocpbench(r.path, st);
   // Only iocpbench's own default file is ever replaced, and only to give it the size asked for.
-  found.state = !r.named && found.ours && found.bytes != r.create_bytes ? State::recreate
-                                                                        : State::usable;
+  found.state =
+      !r.named && found.ours && found.bytes != r.create_bytes ? State::recreate : State::usable;
   return found;
 }
 
@@ -68,7 +68,8 @@ void check_usable(const DataFileRequest& r, const Found& found) {
   }
   if (r.writes && !found.ours && !r.overwrite) {
     throw BadInput{"--overwrite", who(r) + " exists and was not created by iocpbench; " +
-                                      op_text(r) + " would overwrite its data: pass --overwrite "
+                                      op_text(r) +
+                                      " would overwrite its data: pass --overwrite "
                                       "to allow that"};
   }
   const std::string why = platform::open_refusal(r.path, r.writes, r.direct, op_text(r));
@@ -105,7 +106,9 @@ void create(const DataFileRequest& r) {
 
 }  // namespace
 
-void check_data_file(const DataFileRequest& request) { check(request); }
+void check_data_file(const DataFileRequest& request) {
+  check(request);
+}
 
 DataFile prepare_data_file(const DataFileRequest& r) {
   Found found = check(r);

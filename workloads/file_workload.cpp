@@ -163,9 +163,12 @@ class FileWorkload final : public Workload {
 
   bool next_is_write(WorkerContext& rng) {
     switch (params_.op) {
-      case FileOp::read: return false;
-      case FileOp::write: return true;
-      case FileOp::mixed: return ((rng.next_random() >> 32) & 1) != 0;
+      case FileOp::read:
+        return false;
+      case FileOp::write:
+        return true;
+      case FileOp::mixed:
+        return ((rng.next_random() >> 32) & 1) != 0;
     }
     return false;
   }
@@ -196,9 +199,9 @@ class FileWorkload final : public Workload {
             {"ops", ops},
             {"bytes", ops * params_.block_size},
             {"ops_per_s", window_s > 0 ? static_cast<double>(ops) / window_s : 0.0},
-            {"wait_mean_us", ops == 0 ? 0.0
-                                      : static_cast<double>(skip_wait_ns_.load()) / 1e3 /
-                                            static_cast<double>(ops)},
+            {"wait_mean_us",
+             ops == 0 ? 0.0
+                      : static_cast<double>(skip_wait_ns_.load()) / 1e3 / static_cast<double>(ops)},
             {"errors", skip_errors_.load()},
             {"packets_seen", skip_packets_seen_.load()},
             {"scope", "the measured window; these I/Os are not in the run's ops"}};
@@ -215,8 +218,7 @@ class FileWorkload final : public Workload {
   std::atomic<std::uint64_t> cursor_{0};
   std::atomic<std::uint64_t> submitted_{0};  // I/Os handed to the transport (the watchdog's view)
   std::atomic<std::uint64_t> io_errors_{0}, short_transfers_{0};
-  std::atomic<std::uint64_t> skip_ops_{0}, skip_wait_ns_{0}, skip_errors_{0},
-      skip_packets_seen_{0};
+  std::atomic<std::uint64_t> skip_ops_{0}, skip_wait_ns_{0}, skip_errors_{0}, skip_packets_seen_{0};
 };
 
 }  // namespace

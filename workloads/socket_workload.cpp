@@ -113,7 +113,8 @@ class SocketWorkload final : public Workload {
     // Echo what arrived (always, even when stopping: the generator waits for its in-flight
     // messages).
     switch (io_->echo(conn, packet.bytes)) {
-      case io::Echo::pending: return;
+      case io::Echo::pending:
+        return;
       case io::Echo::sent:
         if (!io_->arm_recv(conn)) close_conn(conn);
         return;
@@ -121,7 +122,9 @@ class SocketWorkload final : public Workload {
         server_errors_.fetch_add(1, std::memory_order_relaxed);
         close_conn(conn);
         return;
-      case io::Echo::closed: close_conn(conn); return;
+      case io::Echo::closed:
+        close_conn(conn);
+        return;
     }
   }
 
@@ -253,7 +256,8 @@ class SocketWorkload final : public Workload {
     if (c.send_busy || c.dead || c.pending == 0) return;
     const std::uint32_t size = params_.message_size;
     fill_echo_messages(c.tx.get(), i, c.sent_msgs, c.pending, size);
-    for (std::uint32_t m = 0; m < c.pending; ++m) c.t_sent[(c.sent_msgs + m) % params_.in_flight] = t;
+    for (std::uint32_t m = 0; m < c.pending; ++m)
+      c.t_sent[(c.sent_msgs + m) % params_.in_flight] = t;
     c.sent_msgs += c.pending;
     messages_sent_ += c.pending;
     c.send_len = c.pending * size;

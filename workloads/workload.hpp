@@ -94,7 +94,7 @@ class Workload {
   // Richter's ThreadHasIoPending for a self-sizing pool: whether worker `index` has I/O of its
   // own outstanding, which its exit would cancel. On Linux's thread path no worker has (the
   // completion thread is the only submitter; the port path's workers submit their own and say
-  // so, conservatively: file_workload_linux.cpp), and on Windows the I/O a worker issues is on
+  // so, conservatively: io::Transport::workers_submit), and on Windows the I/O a worker issues is on
   // handles associated with a completion port, which Windows does not cancel when the issuing
   // thread exits (thread-agnostic I/O, since Vista).
   virtual bool worker_has_io_pending(unsigned /*worker*/) const { return false; }
@@ -106,7 +106,7 @@ class Workload {
 };
 
 std::unique_ptr<Workload> make_workload(const WorkloadParams& params);
-// Per OS (file_workload_linux.cpp, socket_workload_linux.cpp).
+// file_workload.cpp, socket_workload.cpp (every OS, over harness/io/'s transports).
 std::unique_ptr<Workload> make_file_workload(const FileParams& params);
 std::unique_ptr<Workload> make_socket_workload(const SocketParams& params);
 std::unique_ptr<Workload> make_post_workload(const PostParams& params);

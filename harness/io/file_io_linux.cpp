@@ -27,13 +27,12 @@ void require_dispatch(const TransportEnv&, const char*) {}  // every dispatch is
 
 namespace {
 
-class RingFileIo final : public FileIo {
+class RingFileIo final : public RingTransport<FileIo> {
  public:
   ~RingFileIo() override { close(); }
 
   void open(const FileIoOptions& o, const TransportEnv& env) override {
-    options = o;
-    port_reads_shared = env.port_reads && env.worker_ports.empty();
+    options_ = o;
     open_file();
     make_slots();
     SourceSetOptions set;
@@ -43,17 +42,17 @@ class RingFileIo final : public FileIo {
     set.units = o.slots;  // one I/O in flight per slot
     set.port_reads = env.port_reads;
     set.unit_name = "slot";
-    sources.open(set);
+    open_sources(set);
   }
 
   void submit(std::uint32_t slot, bool write, std::uint64_t offset,
               std::uint64_t t_submit_ns) override {
-    IoOp& op = slots[slot];
+    IoOp& op = slots_[slot];
     op.offset = offset;
     op.done = 0;
     op.kind = write ? IoOp::Kind::write : IoOp::Kind::read;
     op.t_submit_ns = t_submit_ns;
-    sources.submit(op);
+    sources_.submit(op);
   }
 
   FileDone done(const port::Packet& packet) override {
@@ -73,45 +72,37 @@ class RingFileIo final : public FileIo {
   bool outside_port_supported() const override { return false; }
 
   void close() override {
-    sources.close();  // stops the completion threads; cancels anything left in flight
-    if (fd >= 0) {
-      ::close(fd);
-      fd = -1;
+    sources_.close();  // stops the completion threads; cancels anything left in flight
+    if (fd_ >= 0) {
+      ::close(fd_);
+      fd_ = -1;
     }
-    for (void*& p : buffers) {
+    for (void*& p : buffers_) {
       std::free(p);
       p = nullptr;
     }
   }
 
   nlohmann::json stats() const override {
-    return {{"direct_io_verified", direct_verified}, {"completion_source", sources.to_json()}};
+    return {{"direct_io_verified", direct_verified_}, {"completion_source", sources_.to_json()}};
   }
-  std::uint64_t errors() const override { return sources.stats().post_failures; }
-  bool progress(TransportProgress& out) const override { return sources.progress(out); }
-  // The port path: a worker's own submissions are in flight in the ring, and io_uring cancels
-  // a thread's requests when it exits. (The thread path's completion thread is the only
-  // submitter.)
-  bool workers_submit() const override { return port_reads_shared; }
-  bool pumps(unsigned worker) const override { return sources.pumps(worker); }
-  int pump(unsigned worker, unsigned wait_us) override { return sources.pump(worker, wait_us); }
 
  private:
   void open_file() {
-    int flags = (options.writes ? O_RDWR : O_RDONLY) | O_CLOEXEC;
-    if (options.direct) flags |= O_DIRECT;
-    fd = ::open(options.path.c_str(), flags);
-    if (fd < 0 && options.direct && errno == EINVAL) {
-      throw BadInput{"--buffered", "the file system holding " + options.path +
+    int flags = (options_.writes ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+    if (options_.direct) flags |= O_DIRECT;
+    fd_ = ::open(options_.path.c_str(), flags);
+    if (fd_ < 0 && options_.direct && errno == EINVAL) {
+      throw BadInput{"--buffered", "the file system holding " + options_.path +
                                        " refuses O_DIRECT; pass --buffered to measure "
                                        "through the page cache"};
     }
-    if (fd < 0) {
-      throw std::runtime_error("--file: cannot open " + options.path + ": " +
+    if (fd_ < 0) {
+      throw std::runtime_error("--file: cannot open " + options_.path + ": " +
                                std::strerror(errno));
     }
-    direct_verified = (::fcntl(fd, F_GETFL) & O_DIRECT) != 0;
-    if (options.direct) check_direct_alignment();
+    direct_verified_ = (::fcntl(fd_, F_GETFL) & O_DIRECT) != 0;
+    if (options_.direct) check_direct_alignment();
   }
 
   // Direct I/O needs offsets and sizes aligned to what the file system says (statx
@@ -119,13 +110,13 @@ class RingFileIo final : public FileIo {
   void check_direct_alignment() const {
 #ifdef STATX_DIOALIGN
     struct statx sx {};
-    if (::statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+    if (::statx(fd_, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
         (sx.stx_mask & STATX_DIOALIGN) && sx.stx_dio_offset_align != 0) {
-      if (options.block_bytes % sx.stx_dio_offset_align != 0) {
-        throw BadInput{"--block-size", std::to_string(options.block_bytes) +
+      if (options_.block_bytes % sx.stx_dio_offset_align != 0) {
+        throw BadInput{"--block-size", std::to_string(options_.block_bytes) +
                                            " is not a multiple of " +
                                            std::to_string(sx.stx_dio_offset_align) +
-                                           ", the direct-I/O alignment of " + options.path +
+                                           ", the direct-I/O alignment of " + options_.path +
                                            " (or pass --buffered)"};
       }
     }
@@ -133,33 +124,33 @@ class RingFileIo final : public FileIo {
   }
 
   void make_slots() {
-    slots.resize(options.slots);
-    buffers.resize(options.slots, nullptr);
-    for (unsigned i = 0; i < options.slots; ++i) {
+    slots_.resize(options_.slots);
+    buffers_.resize(options_.slots, nullptr);
+    for (unsigned i = 0; i < options_.slots; ++i) {
       void* p = nullptr;
-      if (posix_memalign(&p, 4096, options.block_bytes) != 0) throw std::bad_alloc();
-      std::memset(p, static_cast<int>(0xA5 ^ i), options.block_bytes);
-      buffers[i] = p;
-      IoOp& op = slots[i];
-      op.fd = fd;
+      if (posix_memalign(&p, 4096, options_.block_bytes) != 0) throw std::bad_alloc();
+      std::memset(p, static_cast<int>(0xA5 ^ i), options_.block_bytes);
+      buffers_[i] = p;
+      IoOp& op = slots_[i];
+      op.fd = fd_;
       op.buf = p;
-      op.len = options.block_bytes;
+      op.len = options_.block_bytes;
       op.key = i;
       op.index = i;
     }
   }
 
-  FileIoOptions options;
-  bool port_reads_shared = false;
-  bool direct_verified = false;
-  int fd = -1;
-  std::vector<IoOp> slots;
-  std::vector<void*> buffers;
-  SourceSet sources;  // one ring, or one per worker port (per-thread dispatch)
+  FileIoOptions options_;
+  bool direct_verified_ = false;
+  int fd_ = -1;
+  std::vector<IoOp> slots_;
+  std::vector<void*> buffers_;
 };
 
 }  // namespace
 
-std::unique_ptr<FileIo> make_file_io() { return std::make_unique<RingFileIo>(); }
+std::unique_ptr<FileIo> make_file_io() {
+  return std::make_unique<RingFileIo>();
+}
 
 }  // namespace iocpbench::io

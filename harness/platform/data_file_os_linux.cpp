@@ -18,7 +18,9 @@
 namespace iocpbench::platform {
 namespace {
 
-std::string error_text(int err) { return std::strerror(err); }
+std::string error_text(int err) {
+  return std::strerror(err);
+}
 
 // A block device's size, or the reason it cannot be read.
 std::string block_device_size(const std::string& path, std::uint64_t& size) {

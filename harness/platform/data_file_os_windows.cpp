@@ -17,7 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string error_text(DWORD code) { return win32_error_text(code); }
+std::string error_text(DWORD code) {
+  return win32_error_text(code);
+}
 
 }  // namespace
 
@@ -53,8 +55,8 @@ std::string file_identity(const std::string& path, const char* header) {
   if (!ok) return {};
   const std::uint64_t index =
       (std::uint64_t{info.nFileIndexHigh} << 32) | std::uint64_t{info.nFileIndexLow};
-  return std::string(header) + "volume " + std::to_string(info.dwVolumeSerialNumber) +
-         "\nindex " + std::to_string(index) + "\n";
+  return std::string(header) + "volume " + std::to_string(info.dwVolumeSerialNumber) + "\nindex " +
+         std::to_string(index) + "\n";
 }
 
 std::string read_small_file(const std::string& path) {
@@ -65,7 +67,9 @@ std::string read_small_file(const std::string& path) {
   return std::string(buffer, static_cast<std::size_t>(in.gcount()));
 }
 
-std::string small_file_note(const std::string&) { return {}; }
+std::string small_file_note(const std::string&) {
+  return {};
+}
 
 std::string open_refusal(const std::string& path, bool writes, bool direct,
                          const std::string& op_text) {
@@ -95,10 +99,11 @@ std::string create_refusal(const std::string& path_text, bool direct) {
   if (!fs::exists(dir, ec)) {
     return "cannot be created: directory '" + dir.string() + "' does not exist";
   }
-  if (!fs::is_directory(dir, ec)) return "cannot be created: '" + dir.string() + "' is not a directory";
+  if (!fs::is_directory(dir, ec))
+    return "cannot be created: '" + dir.string() + "' is not a directory";
   const std::string probe = path_text + ".probe." + std::to_string(GetCurrentProcessId());
-  const DWORD flags = FILE_ATTRIBUTE_NORMAL | FILE_FLAG_DELETE_ON_CLOSE |
-                      (direct ? FILE_FLAG_NO_BUFFERING : 0);
+  const DWORD flags =
+      FILE_ATTRIBUTE_NORMAL | FILE_FLAG_DELETE_ON_CLOSE | (direct ? FILE_FLAG_NO_BUFFERING : 0);
   HANDLE h = CreateFileA(probe.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, flags, nullptr);
   if (h == INVALID_HANDLE_VALUE) return "cannot be created: " + error_text(GetLastError());
   CloseHandle(h);  // FILE_FLAG_DELETE_ON_CLOSE removes the probe

@@ -1,13 +1,7 @@
 // Windows primitives: WaitOnAddress for the futex, SetThreadAffinityMask for pinning, a
 // high-resolution waitable timer for sleeps, and Wine detection through ntdll.
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
+#include "platform/windows_api.hpp"  // first: the lean <windows.h>
 #include <timeapi.h>
 
 #include <algorithm>
@@ -17,7 +11,6 @@
 #include <vector>
 
 #include "platform/platform.hpp"
-#include "platform/windows_api.hpp"
 
 #ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
 #define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002
