@@ -249,10 +249,12 @@ class RingSocketIo final : public RingTransport<SocketIo> {
   int listen_fd_ = -1;
   std::vector<ServerConn> server_;
   std::vector<int> clients_;
-  std::atomic<std::uint64_t> direct_sends_{0};
   bool direct_send_ = std::getenv("IOCPBENCH_RING_SENDS") == nullptr;
+  // Every worker bumps it on every echo: on a cache line of its own, away from the generator's
+  // ring (which its thread touches on every operation), so the two never share a line.
+  alignas(64) std::atomic<std::uint64_t> direct_sends_{0};
   // The load generator's ring (its thread only).
-  io_uring ring_{};
+  alignas(64) io_uring ring_{};
   bool ring_live_ = false;
   std::uint64_t in_flight_ = 0;
   std::string client_design_;
