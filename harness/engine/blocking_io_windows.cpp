@@ -1,12 +1,6 @@
 // The `io` blocking kind on Windows: unbuffered (FILE_FLAG_NO_BUFFERING) synchronous reads.
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
+#include "platform/windows_api.hpp"  // first: the lean <windows.h>
 
 #include <malloc.h>
 #include <cstring>

@@ -98,7 +98,7 @@ class Workload {
   // Richter's ThreadHasIoPending for a self-sizing pool: whether worker `index` has I/O of its
   // own outstanding, which its exit would cancel. On Linux's thread path no worker has (the
   // completion thread is the only submitter; the port path's workers submit their own and say
-  // so, conservatively: file_workload_linux.cpp), and on Windows the I/O a worker issues is on
+  // so, conservatively: io::Transport::workers_submit), and on Windows the I/O a worker issues is on
   // handles associated with a completion port, which Windows does not cancel when the issuing
   // thread exits (thread-agnostic I/O, since Vista).
   virtual bool worker_has_io_pending(unsigned /*worker*/) const { return false; }

@@ -15,7 +15,7 @@
 //   asked for.
 // - Writes (--op write or mixed) into an existing file iocpbench did not create need
 //   --overwrite.
-// One implementation per OS (data_file_linux.cpp, data_file_windows.cpp).
+// The rules once (data_file.cpp), over the OS calls of platform/data_file_os.hpp.
 
 #include <cstdint>
 #include <string>

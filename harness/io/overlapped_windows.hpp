@@ -11,14 +11,6 @@
 //
 // Either way a packet is {bytes, status (a Win32 error, 0 = success), key, context = WinOp*}.
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
-
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -27,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "metrics/usage.hpp"
+#include "platform/windows_api.hpp"
 #include "port/completion_port.hpp"
 
 namespace iocpbench::io {

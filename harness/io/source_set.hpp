@@ -18,18 +18,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/async_io.hpp"
 #include "io/completion_source.hpp"
 
 namespace iocpbench::io {
 
 struct SourceSetOptions {
-  port::CompletionPort* port = nullptr;                 // the shared port
-  std::vector<port::CompletionPort*> worker_ports;      // per-thread dispatch; empty: shared
+  port::CompletionPort* port = nullptr;             // the shared port
+  std::vector<port::CompletionPort*> worker_ports;  // per-thread dispatch; empty: shared
   metrics::RoleRegistry* roles = nullptr;
-  std::size_t units = 1;             // slots or connections, numbered by IoOp::index
-  unsigned ops_per_unit = 1;         // operations one unit keeps in flight at once, at most
-  bool port_reads = false;           // SourceOptions::port_reads (shared port only)
-  std::string unit_name = "slot";    // in the description: "slot i -> worker i mod S"
+  std::size_t units = 1;           // slots or connections, numbered by IoOp::index
+  unsigned ops_per_unit = 1;       // operations one unit keeps in flight at once, at most
+  bool port_reads = false;         // SourceOptions::port_reads (shared port only)
+  std::string unit_name = "slot";  // in the description: "slot i -> worker i mod S"
 };
 
 class SourceSet {
@@ -56,6 +57,14 @@ class SourceSet {
     return worker < sources_.size() ? sources_[worker]->pump(wait_us) : -1;
   }
 
+  // The watchdog's counts (Transport::progress): false once closed.
+  bool progress(TransportProgress& out) const {
+    if (!live()) return false;
+    const SourceStats s = stats();
+    out.completions = s.completions;
+    out.posted = s.posted;
+    return true;
+  }
   // Every source's counters summed (live), or as they were at close().
   SourceStats stats() const;
   std::size_t rings() const { return live() ? sources_.size() : closed_rings_; }
@@ -72,6 +81,31 @@ class SourceSet {
   std::size_t closed_rings_ = 0;
   SourceStats closed_stats_;
   std::string closed_description_;
+};
+
+// The Transport answers of a ring-backed transport (file_io_linux.cpp, socket_io_linux.cpp),
+// over its SourceSet: `Base` is FileIo or SocketIo.
+template <typename Base>
+class RingTransport : public Base {
+ public:
+  std::uint64_t errors() const override { return sources_.stats().post_failures; }
+  bool progress(TransportProgress& out) const override { return sources_.progress(out); }
+  // The port path: the workers submit the I/O, which io_uring ties to the submitting thread
+  // and cancels when it exits. (The thread path's completion thread is the only submitter.)
+  bool workers_submit() const override { return workers_submit_; }
+  bool pumps(unsigned worker) const override { return sources_.pumps(worker); }
+  int pump(unsigned worker, unsigned wait_us) override { return sources_.pump(worker, wait_us); }
+
+ protected:
+  void open_sources(const SourceSetOptions& options) {
+    workers_submit_ = options.port_reads && options.worker_ports.empty();
+    sources_.open(options);
+  }
+
+  SourceSet sources_;  // one ring, or one per worker port (per-thread dispatch)
+
+ private:
+  bool workers_submit_ = false;
 };
 
 }  // namespace iocpbench::io

@@ -4,13 +4,7 @@
 // the total is reported as voluntary). CPU times from GetProcessTimes / the same snapshot.
 // Under Wine the ContextSwitches field is always 0.
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
+#include "platform/windows_api.hpp"  // first: the lean <windows.h>
 
 #include <algorithm>
 #include <atomic>

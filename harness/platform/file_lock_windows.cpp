@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "platform/windows_api.hpp"
 #include "platform/file_lock.hpp"
 
 namespace iocpbench::report {
@@ -16,18 +17,7 @@ namespace {
 
 constexpr DWORD kLockOffsetHigh = 1;  // bytes 4 GiB .. 4 GiB + 1: never file content
 
-std::string last_error_text(DWORD code) {
-  char* text = nullptr;
-  const DWORD n = FormatMessageA(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
-                                     FORMAT_MESSAGE_IGNORE_INSERTS,
-                                 nullptr, code, 0, reinterpret_cast<char*>(&text), 0, nullptr);
-  std::string out = n > 0 && text ? std::string(text, n) : "error " + std::to_string(code);
-  if (text) LocalFree(text);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == '.')) {
-    out.pop_back();
-  }
-  return out;
-}
+std::string last_error_text(DWORD code) { return platform::win32_error_text(code); }
 
 std::string read_small(HANDLE h) {
   char buffer[80];

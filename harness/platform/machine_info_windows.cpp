@@ -2,13 +2,7 @@
 // without a manifest), the product name and CPU from the registry, memory from
 // GlobalMemoryStatusEx, and whether this is Wine.
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
+#include "platform/windows_api.hpp"  // first: the lean <windows.h>
 
 #include <sstream>
 #include <vector>

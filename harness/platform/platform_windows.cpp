@@ -1,13 +1,7 @@
 // Windows primitives: WaitOnAddress for the futex, SetThreadAffinityMask for pinning, a
 // high-resolution waitable timer for sleeps, and Wine detection through ntdll.
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
+#include "platform/windows_api.hpp"  // first: the lean <windows.h>
 #include <timeapi.h>
 
 #include <algorithm>
@@ -23,6 +17,19 @@
 #endif
 
 namespace iocpbench::platform {
+
+std::string win32_error_text(DWORD code) {
+  char* text = nullptr;
+  const DWORD n = FormatMessageA(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
+                                     FORMAT_MESSAGE_IGNORE_INSERTS,
+                                 nullptr, code, 0, reinterpret_cast<char*>(&text), 0, nullptr);
+  std::string out = n > 0 && text ? std::string(text, n) : "error " + std::to_string(code);
+  if (text) LocalFree(text);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == '.')) {
+    out.pop_back();
+  }
+  return out;
+}
 
 bool futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected,
                 const Clock::time_point* deadline) noexcept {

@@ -20,13 +20,7 @@
 // call that read the flag just before a concurrent close can still reach the closed value:
 // the harness closes a port only once its posters are done, so this window is never used.
 
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
+#include "platform/windows_api.hpp"  // first: the lean <windows.h>
 
 #include <algorithm>
 #include <atomic>

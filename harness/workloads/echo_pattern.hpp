@@ -1,7 +1,7 @@
 #pragma once
-// The bytes the socket workload's load generator sends and expects back, shared by every OS's
-// socket workload: a per-connection pseudo-random stream, so a byte echoed to the wrong
-// connection, out of order or corrupted is caught.
+// The bytes the socket workload's load generator sends and expects back: a
+// per-connection pseudo-random stream, so a byte echoed to the wrong connection, out of order or
+// corrupted is caught.
 
 #include <cstddef>
 #include <cstdint>

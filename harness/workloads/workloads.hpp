@@ -1,5 +1,5 @@
 #pragma once
-// The built-in workloads' factories (one file each; the file and socket workloads per OS).
+// The built-in workloads' factories (one file each, for every OS).
 // Only workloads/registry.cpp and tests name them: everything else asks the engine's registry.
 
 #include <memory>

@@ -1,0 +1,74 @@
+#pragma once
+// The asynchronous-I/O transport of the file and socket workloads: one interface, one backend
+// per OS, so that each workload is written once (workloads/file_workload.cpp,
+// workloads/socket_workload.cpp) and only the OS calls differ.
+//
+// A transport opens its handles (a data file, or loopback socket pairs), associates them with
+// the run's port and submits operations for a *unit* (a file slot, a connection) into that
+// unit's own buffer. Each completion arrives as a port packet; done() reads it back as the unit,
+// the bytes and the error (0 = success). What the backends are built on:
+//   - Linux (file_io_linux.cpp, socket_io_linux.cpp): io_uring rings through io::SourceSet
+//     (completion_source.hpp): the completion thread, the port path (`--completion-path
+//     port`: the port reads the ring itself) and per-thread rings pumped by their workers.
+//   - Windows (file_io_windows.cpp, socket_io_windows.cpp): overlapped I/O through
+//     io::OverlappedSource: handles associated with the kernel's port (`win32`), or with a
+//     private IOCP whose thread forwards completions into another port.
+// Counters that only one OS has (Windows' immediate completions, io_uring's enters) stay in the
+// backend, which adds them to the workload's stats with the `completion_source` block.
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "metrics/usage.hpp"
+#include "port/completion_port.hpp"
+
+namespace iocpbench::io {
+
+// Where a transport's completions go: the run's port, or per-thread dispatch's worker ports.
+struct TransportEnv {
+  port::CompletionPort* port = nullptr;
+  std::vector<port::CompletionPort*> worker_ports;  // empty: the shared port
+  metrics::RoleRegistry* roles = nullptr;
+  bool port_reads = false;  // `--completion-path port` (Linux: SourceOptions::port_reads)
+};
+
+// The watchdog's view of a source: operations completed, and packets posted into the port.
+struct TransportProgress {
+  std::uint64_t completions = 0;
+  std::uint64_t posted = 0;
+};
+
+// What every transport answers, whichever handles it drives.
+class Transport {
+ public:
+  Transport() = default;
+  virtual ~Transport() = default;
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // Cancels what is still in flight (bounded wait, so no buffer is written after it is freed),
+  // stops the completion source(s) and closes the handles. Idempotent.
+  virtual void close() = 0;
+  // The workload_stats keys the backend owns: `completion_source` and the counters only this
+  // OS has. Valid after close().
+  virtual nlohmann::json stats() const = 0;
+  // Errors the backend counted (post failures; Windows: immediate failures, short sends).
+  virtual std::uint64_t errors() const = 0;
+  // The watchdog's counts; false where the backend keeps none live.
+  virtual bool progress(TransportProgress& out) const = 0;
+  // Whether workers submit the I/O themselves on a shared port (Linux's port path), so that a
+  // worker's exit could cancel it (Workload::worker_has_io_pending).
+  virtual bool workers_submit() const = 0;
+  // Per-thread dispatch where the worker reaps its own ring (Workload::pumps / pump).
+  virtual bool pumps(unsigned worker) const = 0;
+  virtual int pump(unsigned worker, unsigned wait_us) = 0;
+};
+
+// Refuses a dispatch the backend does not implement (Windows: per-thread), before anything is
+// opened. Throws BadInput{"--dispatch", ...} naming `workload` ("file", "socket").
+void require_dispatch(const TransportEnv& env, const char* workload);
+
+}  // namespace iocpbench::io

@@ -1,0 +1,359 @@
+// The socket workload, on every OS: a loopback TCP echo server whose I/O runs through the
+// socket transport (io/socket_io.hpp) into the port, and a load generator on its own thread
+// with its own completion queue.
+//
+// Server, per connection: a receive is kept armed; its completion is a port packet; the worker
+// runs the handler and echoes the bytes back, then re-arms the receive (how the echo goes out
+// is the transport's: each message costs one packet, as an IOCP echo server with
+// skip-on-success sends would).
+// Load generator: `messages_in_flight` messages per connection; each message's bytes are a
+// function of (connection, stream position), so every echoed byte is verified; the round trip
+// (send -> whole echo received) is the end-to-end latency. One clock read per completion batch.
+// At stop it sends nothing new, waits for its in-flight echoes, then shuts the sending side
+// down; each server receive then completes with 0 bytes and the connection is done.
+// Per-thread dispatch (DiskSpd's model, Linux): connection i belongs to worker i mod S, whose
+// own ring is submitted and reaped by the worker itself into its own port, so a connection's
+// receives and echoes never leave the thread that handles them.
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "io/socket_io.hpp"
+#include "metrics/clock.hpp"
+#include "workloads/echo_pattern.hpp"
+#include "workloads/transport_env.hpp"
+#include "engine/workload.hpp"
+#include "workloads/workloads.hpp"
+
+namespace iocpbench::workloads {
+namespace {
+
+struct ServerConn {
+  std::atomic<bool> closed{false};  // a failed send and its cancelled recv may both report
+};
+
+struct ClientConn {
+  std::unique_ptr<std::uint8_t[]> tx, rx;
+  std::vector<std::uint64_t> t_sent;  // send time of message m at [m % K]
+  std::uint64_t sent_msgs = 0, done_msgs = 0, rx_bytes = 0;
+  std::uint32_t pending = 0;  // messages due to be sent
+  std::uint32_t send_len = 0, send_done = 0;
+  bool send_busy = false, recv_armed = false, dead = false;
+};
+
+class SocketWorkload final : public Workload {
+ public:
+  explicit SocketWorkload(const SocketParams& p) : params_(p) {}
+  ~SocketWorkload() override { close(); }
+
+  std::string_view name() const override { return "socket"; }
+
+  void open(const RunEnv& env) override {
+    env_ = env;
+    const io::TransportEnv transport = transport_env(env, params_.completion_path);
+    io::require_dispatch(transport, "socket");
+    const unsigned n = params_.connections;
+    capacity_ = std::size_t{params_.message_size} * params_.in_flight;
+    io::SocketIoOptions options;
+    options.connections = n;
+    options.buffer_bytes = capacity_;
+    server_ = std::vector<ServerConn>(n);
+    clients_ = std::vector<ClientConn>(n);
+    for (auto& c : clients_) {
+      c.tx = std::make_unique<std::uint8_t[]>(capacity_);
+      c.rx = std::make_unique<std::uint8_t[]>(capacity_);
+      c.t_sent.assign(params_.in_flight, 0);
+    }
+    io_->open(options, transport);
+    open_conns_.store(n);
+  }
+
+  void start() override {
+    for (std::uint32_t i = 0; i < server_.size(); ++i) {
+      if (!io_->arm_recv(i)) close_conn(i);
+    }
+    std::promise<std::string> ready;
+    auto started = ready.get_future();
+    generator_ = std::thread([this, &ready] { generator(ready); });
+    const std::string problem = started.get();
+    if (!problem.empty()) {
+      generator_.join();
+      throw std::runtime_error(problem);
+    }
+  }
+
+  Completion on_packet(const port::Packet& packet, WorkerContext&) override {
+    const io::SocketDone d = io_->done(packet);
+    Completion c;
+    c.t_insert_ns = d.t_insert_ns;  // latency: the generator's round trips
+    c.bytes = d.bytes;
+    c.error = d.status != 0;
+    c.counted = !c.error && !d.send && d.bytes > 0;
+    if (c.error) server_errors_.fetch_add(1, std::memory_order_relaxed);
+    return c;
+  }
+
+  void after_handler(const port::Packet& packet, const Completion& c, std::uint64_t,
+                     WorkerContext&) override {
+    const auto conn = static_cast<std::uint32_t>(packet.key);
+    if (!c.counted) {
+      // An echo that did not go out at once and now has (whole: re-arm the receive).
+      if (!c.error && io_->done(packet).send) {
+        if (!io_->send_complete(conn, c.bytes) || !io_->arm_recv(conn)) close_conn(conn);
+        return;
+      }
+      close_conn(conn);  // end of stream, or a failed receive/send: the connection is done
+      return;
+    }
+    // Echo what arrived (always, even when stopping: the generator waits for its in-flight
+    // messages).
+    switch (io_->echo(conn, packet.bytes)) {
+      case io::Echo::pending:
+        return;
+      case io::Echo::sent:
+        if (!io_->arm_recv(conn)) close_conn(conn);
+        return;
+      case io::Echo::error:
+        server_errors_.fetch_add(1, std::memory_order_relaxed);
+        close_conn(conn);
+        return;
+      case io::Echo::closed:
+        close_conn(conn);
+        return;
+    }
+  }
+
+  bool drain(std::chrono::steady_clock::time_point deadline) override {
+    // The generator stops sending, collects its in-flight echoes and half-closes; each server
+    // connection then sees end of stream.
+    while (!generator_done_.load() || open_conns_.load() != 0) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        force_exit_.store(true);
+        io_->shutdown_server();
+        drain_timeouts_.fetch_add(1);
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+    return true;
+  }
+
+  void close() override {
+    force_exit_.store(true);
+    if (generator_.joinable()) generator_.join();
+    io_->close();  // cancels anything left in flight, stops the sources, closes the sockets
+  }
+
+  nlohmann::json stats(double window_s) const override {
+    nlohmann::json j = io_->stats();  // completion_source and the OS's own counters
+    j.update({{"connections", params_.connections},
+              {"messages_sent", messages_sent_},
+              {"messages_verified", messages_verified_},
+              {"bytes_verified", bytes_verified_},
+              {"round_trips_in_window", window_round_trips_},
+              {"round_trips_per_s",
+               window_s > 0 ? static_cast<double>(window_round_trips_) / window_s : 0.0},
+              {"mismatched_bytes", mismatched_bytes_},
+              {"generator_errors", generator_errors_},
+              {"unexpected_eof", unexpected_eof_},
+              {"server_errors", server_errors_.load()},
+              {"drain_timeouts", drain_timeouts_.load()},
+              {"load_generator", {{"design", io_->client_description()}}}});
+    return j;
+  }
+
+  bool worker_has_io_pending(unsigned) const override { return io_->workers_submit(); }
+
+  // Per-thread ports: worker w reaps its own ring (connections w, w+R, ...).
+  bool pumps(unsigned worker) const override { return io_->pumps(worker); }
+  int pump(unsigned worker, unsigned wait_us) override { return io_->pump(worker, wait_us); }
+
+  std::string stall_report() const override {
+    io::TransportProgress s;
+    if (!io_->progress(s)) return {};
+    return std::to_string(open_conns_.load()) + " of " + std::to_string(server_.size()) +
+           " server connections open; completion source: " + std::to_string(s.completions) +
+           " completed, " + std::to_string(s.posted) + " posted to the port" +
+           (generator_done_.load() ? "; load generator finished" : "; load generator running");
+  }
+
+  std::uint64_t errors() const override {
+    return (mismatched_bytes_ > 0 ? 1 : 0) + generator_errors_ + unexpected_eof_ +
+           drain_timeouts_.load() + io_->errors();
+  }
+
+  const metrics::Histogram* own_latency() const override { return &round_trip_; }
+
+ private:
+  void close_conn(std::uint32_t conn) {
+    if (!server_[conn].closed.exchange(true)) open_conns_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+
+  // ---- the load generator (its own thread and completion queue) ----
+
+  void generator(std::promise<std::string>& ready) {
+    env_.roles->enrol(metrics::Role::load_generator);
+    const std::string problem = io_->start_client();
+    if (!problem.empty()) {
+      generator_done_.store(true);
+      ready.set_value(problem);
+      return;
+    }
+    ready.set_value({});
+    generate();
+    io_->stop_client();
+    generator_done_.store(true);
+  }
+
+  // Sends and verifies until the run stops: then, once every in-flight message is back (or 2 s
+  // have passed), half-closes every connection so that the server sees end of stream.
+  void generate() {
+    std::uint64_t t = metrics::now_ns();
+    for (std::uint32_t i = 0; i < clients_.size(); ++i) {
+      clients_[i].pending = params_.in_flight;
+      try_send(i, t);
+      arm_client_recv(i);
+    }
+    std::uint64_t stop_deadline = 0;
+    std::vector<io::ClientDone> done;
+    while (!force_exit_.load(std::memory_order_relaxed)) {
+      if (env_.phase->load(std::memory_order_acquire) == kStopping) {
+        if (stop_deadline == 0) stop_deadline = metrics::now_ns() + 2'000'000'000ull;
+        bool quiet = true;
+        for (const auto& c : clients_) quiet = quiet && (c.dead || c.done_msgs == c.sent_msgs);
+        if (quiet || metrics::now_ns() > stop_deadline) {
+          if (!quiet) ++generator_errors_;
+          for (std::uint32_t i = 0; i < clients_.size(); ++i) io_->client_shutdown_send(i);
+          return;
+        }
+      }
+      if (!io_->client_wait(20, done)) {  // wake now and then to see the phase change
+        ++generator_errors_;
+        return;
+      }
+      t = metrics::now_ns();
+      for (const io::ClientDone& d : done) handle(d, t);
+    }
+  }
+
+  void arm_client_recv(std::uint32_t i) {
+    ClientConn& c = clients_[i];
+    c.recv_armed = true;
+    if (!io_->client_recv(i, c.rx.get(), capacity_)) {
+      c.recv_armed = false;
+      ++generator_errors_;
+      c.dead = true;
+    }
+  }
+
+  void try_send(std::uint32_t i, std::uint64_t t) {
+    ClientConn& c = clients_[i];
+    if (c.send_busy || c.dead || c.pending == 0) return;
+    const std::uint32_t size = params_.message_size;
+    fill_echo_messages(c.tx.get(), i, c.sent_msgs, c.pending, size);
+    for (std::uint32_t m = 0; m < c.pending; ++m)
+      c.t_sent[(c.sent_msgs + m) % params_.in_flight] = t;
+    c.sent_msgs += c.pending;
+    messages_sent_ += c.pending;
+    c.send_len = c.pending * size;
+    c.send_done = 0;
+    c.pending = 0;
+    send_rest(i);
+  }
+
+  void send_rest(std::uint32_t i) {
+    ClientConn& c = clients_[i];
+    c.send_busy = true;
+    if (!io_->client_send(i, c.tx.get() + c.send_done, c.send_len - c.send_done)) {
+      c.send_busy = false;
+      ++generator_errors_;
+      c.dead = true;
+    }
+  }
+
+  void handle(const io::ClientDone& d, std::uint64_t t) {
+    ClientConn& c = clients_[d.conn];
+    if (!d.recv) {
+      c.send_busy = false;
+      if (d.failed || d.bytes == 0) {
+        if (!d.cancelled) ++generator_errors_;
+        c.dead = true;
+        return;
+      }
+      c.send_done += d.bytes;
+      if (c.send_done < c.send_len) {
+        send_rest(d.conn);
+      } else {
+        try_send(d.conn, t);
+      }
+      return;
+    }
+    c.recv_armed = false;
+    if (d.failed || d.bytes == 0) {
+      if (!d.failed) {
+        ++unexpected_eof_;
+      } else if (!d.cancelled) {
+        ++generator_errors_;
+      }
+      c.dead = true;
+      return;
+    }
+    verify(d.conn, d.bytes, t);
+    arm_client_recv(d.conn);
+    try_send(d.conn, t);
+  }
+
+  // Checks the echoed bytes, records the round trip of every message they complete.
+  void verify(std::uint32_t i, std::uint32_t bytes, std::uint64_t t) {
+    ClientConn& c = clients_[i];
+    mismatched_bytes_ += count_echo_mismatches(c.rx.get(), bytes, i, c.rx_bytes);
+    c.rx_bytes += bytes;
+    bytes_verified_ += bytes;
+    const int phase = env_.phase->load(std::memory_order_relaxed);
+    const std::uint64_t size = params_.message_size;
+    while ((c.done_msgs + 1) * size <= c.rx_bytes) {
+      const std::uint64_t sent_at = c.t_sent[c.done_msgs % params_.in_flight];
+      if (phase == kMeasuring) {
+        round_trip_.record(t >= sent_at ? t - sent_at : 0);
+        ++window_round_trips_;
+      }
+      ++c.done_msgs;
+      ++messages_verified_;
+      if (phase != kStopping) ++c.pending;
+    }
+  }
+
+  SocketParams params_;
+  RunEnv env_;
+  std::size_t capacity_ = 0;
+  std::vector<ServerConn> server_;
+  std::vector<ClientConn> clients_;
+  // The sockets, the server's completion source(s), the generator's queue.
+  std::unique_ptr<io::SocketIo> io_ = io::make_socket_io();
+  std::atomic<std::uint64_t> open_conns_{0};
+  std::atomic<std::uint64_t> server_errors_{0};
+  std::atomic<std::uint64_t> drain_timeouts_{0};
+
+  std::thread generator_;
+  std::atomic<bool> generator_done_{false};
+  std::atomic<bool> force_exit_{false};
+  // Written by the generator thread only; read after it has been joined.
+  metrics::Histogram round_trip_;
+  std::uint64_t messages_sent_ = 0, messages_verified_ = 0, bytes_verified_ = 0;
+  std::uint64_t window_round_trips_ = 0, mismatched_bytes_ = 0, generator_errors_ = 0;
+  std::uint64_t unexpected_eof_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_socket_workload(const SocketParams& params) {
+  return std::make_unique<SocketWorkload>(params);
+}
+
+}  // namespace iocpbench::workloads
