@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <set>
 #include <utility>
 
 #include "sweep/blocking_fidelity.hpp"
@@ -48,7 +47,7 @@ void add_neighbours(Session& session, run::PointSpec base) {
   }
 }
 
-// One stage's rounds: min_rounds, then as many more as their paired spread asks for (the
+// One stage's rounds: final_rounds, then as many more as their paired spread asks for (the
 // decision is made once, at the end, on all of them). Sets the stage's numbers in `out`.
 void measure_stage(Session& session, const std::vector<std::size_t>& finalist_trials, unsigned& next_repetition,
                    FinalStages& out) {
