@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <random>
+#include <string>
 
 #include "tune/recommend.hpp"
+#include "tune/search.hpp"
 
 namespace iocpbench::tune {
 namespace {
@@ -268,9 +271,11 @@ TEST(SelectFinalists, OneDisturbedSettingDoesNotWidenTheScreen) {
   EXPECT_EQ(select_finalists(screened, 5, 4), (std::vector<std::size_t>{2, 3, 0}));
 }
 
-// A whole tune run on simulated settings: `levels` are the true throughputs in the fixed order
-// (index 0 is the smallest setting); each run is level x lognormal noise of `cv`. Returns the
-// index the rule recommends.
+// A whole tune run on simulated settings, by the tuner's own code (tune/search: its Session's
+// interleaved rounds, finalist selection and final stages): `levels` are the true throughputs
+// in the fixed order (index 0 is the smallest setting: concurrency 2, pool index + 1); each run
+// is level x lognormal noise of `cv`. Only the screening's settings differ from the program's
+// (these, not the coarse grid and its neighbours). Returns the index the rule recommends.
 struct SimulatedFinal {
   unsigned rounds = 0;
   Shown shown = Shown::kBest;
@@ -278,52 +283,55 @@ struct SimulatedFinal {
   unsigned stages = 1;
 };
 
+class SimulatedRunner final : public Runner {
+ public:
+  SimulatedRunner(const std::vector<double>& levels, double cv, std::mt19937_64& rng)
+      : levels_(levels), noise_(0, cv), rng_(rng) {}
+  std::optional<run::RunResult> run_once(const run::PointSpec& spec, unsigned repetition,
+                                         const std::string& /*label*/) override {
+    run::RunResult r;
+    r.repetition = repetition;
+    r.throughput_ops_per_s = levels_[spec.pool_value - 1] * noise_(rng_);
+    return r;
+  }
+
+ private:
+  const std::vector<double>& levels_;
+  std::lognormal_distribution<double> noise_;
+  std::mt19937_64& rng_;
+};
+
+run::PointSpec simulated_setting(unsigned pool) {
+  run::PointSpec spec;
+  spec.concurrency = *sweep::parse_count_spec("2", false, nullptr);
+  spec.concurrency_value = 2;
+  spec.pool = *sweep::parse_count_spec(std::to_string(pool), false, nullptr);
+  spec.pool_value = pool;
+  return spec;
+}
+
 std::size_t simulate_tune(const std::vector<double>& levels, double cv, std::mt19937_64& rng,
                           double* ci_half_width = nullptr, SimulatedFinal* stats = nullptr) {
-  std::lognormal_distribution<double> noise(0, cv);
-  auto measure = [&](std::vector<Candidate>& candidates, const std::vector<std::size_t>& which, unsigned rounds) {
-    for (unsigned r = 0; r < rounds; ++r) {
-      for (std::size_t i : which) candidates[i].throughput_by_round.push_back(levels[i] * noise(rng));
-    }
-  };
-  std::vector<Candidate> screened;
-  for (std::size_t i = 0; i < levels.size(); ++i) screened.push_back(make(2, static_cast<unsigned>(i + 1)));
+  SimulatedRunner runner(levels, cv, rng);
+  Settings settings;  // the tuner's defaults
+  settings.logical_cpus = 2;
+  Session session(settings, runner);
   std::vector<std::size_t> all(levels.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  measure(screened, all, kDefaultScreenRounds);
-  std::vector<std::size_t> chosen = select_finalists(screened, kDefaultThresholdPct, kDefaultFinalists);
-  const bool smallest_was_finalist = std::find(chosen.begin(), chosen.end(), std::size_t{0}) != chosen.end();
-  std::vector<std::size_t> tried;
-  for (unsigned stage = 1;; ++stage) {
-    // As the tuner does: each stage's finalists in new rounds, the first ones, then as many more
-    // as their paired spread asks for; a stage that recommends its best passes that best on.
-    std::vector<Candidate> finalists;
-    for (std::size_t i : chosen) finalists.push_back(make(2, static_cast<unsigned>(i + 1)));
-    auto final_rounds = [&](unsigned from, unsigned to) {
-      for (unsigned r = from; r < to; ++r) {
-        for (std::size_t f = 0; f < finalists.size(); ++f) {
-          finalists[f].throughput_by_round.push_back(levels[chosen[f]] * noise(rng));
-        }
-      }
-    };
-    final_rounds(0, kDefaultFinalRounds);
-    const Choice first = recommend(finalists, kDefaultThresholdPct);
-    const unsigned rounds = final_rounds_for(paired_log_sd(finalists, first.best), kDefaultThresholdPct,
-                                             kDefaultFinalRounds, kDefaultMaxFinalRounds);
-    final_rounds(kDefaultFinalRounds, rounds);
-    const Choice choice = recommend(finalists, kDefaultThresholdPct);
-    std::vector<std::size_t> next;
-    if (choice.shown == Shown::kBest && stage < kMaxFinalStages) {
-      tried.insert(tried.end(), chosen.begin(), chosen.end());
-      next = next_finalists(screened, kDefaultThresholdPct, kDefaultFinalists, chosen[choice.best], tried);
-    }
-    if (next.empty()) {
-      if (ci_half_width) *ci_half_width = choice.ci_half_width.value_or(0);
-      if (stats) *stats = {rounds, choice.shown, smallest_was_finalist, stage};
-      return chosen[choice.recommended];
-    }
-    chosen = std::move(next);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    session.add_trial(simulated_setting(static_cast<unsigned>(i + 1)));
+    all[i] = i;
   }
+  session.measure(all, settings.screen_rounds, 0, Phase::kScreening);
+  std::vector<std::size_t> chosen = select_finalists(session.screened(), settings.threshold_pct, settings.max_finalists);
+  const bool smallest_was_finalist = std::find(chosen.begin(), chosen.end(), std::size_t{0}) != chosen.end();
+  const FinalStages final_stages = run_final_stages(session, std::move(chosen), settings.screen_rounds);
+  const Choice& choice = final_stages.choice;
+  if (ci_half_width) *ci_half_width = choice.ci_half_width.value_or(0);
+  if (stats) {
+    *stats = {static_cast<unsigned>(choice.ratio_to_best[choice.best].pairs), choice.shown, smallest_was_finalist,
+              final_stages.stages};
+  }
+  return final_stages.finalist_trials[choice.recommended];
 }
 
 constexpr int kTrials = 2000;  // about 0.2 s at CV 4%; a noisy final runs longer

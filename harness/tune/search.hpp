@@ -1,0 +1,178 @@
+#pragma once
+// The tuner's search (docs/tuning.md), measured through a Runner that runs one point once:
+//   1. screening: concurrency {1, N, 2N} x pool {N, 2N, 2N+2, 4N}, a few interleaved rounds;
+//   2. screening of the neighbours of the screening's best (pool +-1, +-2; concurrency +-1);
+//   3. the final: the screening's best and the smallest settings that could be within the
+//      threshold of it, re-measured together in interleaved rounds: `final_rounds` of them, then
+//      as many more as their measured noise needs (final_rounds_for, up to `max_final_rounds`),
+//      in up to kMaxFinalStages stages. Only the last stage's numbers decide (tune/recommend),
+//      so drift between phases cannot.
+// Every phase's rounds come from one sweep::RoundOrder seeded with the grid's seed. The program
+// (cli/cmd_tune.cpp) runs real points; tests/tune/recommend_test.cpp's simulation runs the same
+// Session and final stages on simulated throughputs.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/run_point.hpp"
+#include "sweep/grid.hpp"
+#include "sweep/schedule.hpp"
+#include "tune/recommend.hpp"
+
+namespace iocpbench::tune {
+
+// What the tuner runs (the CLI checks the values: cli/cmd_tune.cpp's settings_from).
+struct Settings {
+  sweep::Grid grid;  // its workload, port, dispatch, blocking ratio, run lengths and seed
+  unsigned logical_cpus = 1;  // N
+  double threshold_pct = kDefaultThresholdPct;
+  unsigned screen_rounds = kDefaultScreenRounds;
+  std::size_t max_finalists = kDefaultFinalists;
+  unsigned final_rounds = kDefaultFinalRounds;         // --repetitions: each stage's first rounds
+  unsigned max_final_rounds = kDefaultMaxFinalRounds;  // --max-repetitions
+};
+
+// How the search measures. The program's runs real points with a progress display; the tests'
+// simulate them.
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  // A batch of `runs` runs (one call of Session::measure) begins / ends.
+  virtual void batch_begins(std::size_t runs) { (void)runs; }
+  virtual void batch_ends() {}
+  // One run of `spec` as `repetition`; `label` names it ("ID screen 0", "ID final 3"). nullopt:
+  // the tune was interrupted; the run is dropped and nothing more is measured.
+  virtual std::optional<run::RunResult> run_once(const run::PointSpec& spec, unsigned repetition,
+                                                 const std::string& label) = 0;
+  // A line for the user while the search goes on (a further stage of the final).
+  virtual void note(const std::string& line) { (void)line; }
+};
+
+struct Trial {
+  run::PointSpec spec;
+  std::string id;                    // sweep::point_id(spec)
+  std::vector<run::RunResult> runs;  // every phase, for the results file
+  std::vector<double> screening_ops_per_s;
+  std::vector<double> final_ops_per_s;  // the current stage's, one per final round in round order
+};
+
+enum class Phase { kScreening, kFinal };
+
+// Why a setting may not be recommended, from its runs; nullopt when it may. The tuner names such
+// a setting under "excluded" and never chooses it (nor takes it as the best). This is the one
+// place that decides: a run that did not drain, or a point whose blocking ratio was not honoured
+// (points[].blocking_fidelity.within_tolerance false: it did not measure the b that was asked).
+std::optional<std::string> exclusion_reason(const run::PointSpec& spec, const std::vector<run::RunResult>& runs);
+
+// The settings tried and their runs.
+class Session {
+ public:
+  Session(const Settings& settings, Runner& runner);
+
+  const Settings& settings() const { return settings_; }
+  unsigned logical_cpus() const { return settings_.logical_cpus; }
+  bool interrupted() const { return interrupted_; }
+  const std::vector<Trial>& trials() const { return trials_; }
+
+  // One trial per distinct (concurrency, pool) value on this machine.
+  void add_trial(run::PointSpec spec);
+  // `rounds` interleaved rounds over the trials `which` (repetition numbers from
+  // `first_repetition`): each round runs every one once, in a fresh random order, so slow drift
+  // of the machine falls on all of them alike. Nothing after an interruption.
+  void measure(const std::vector<std::size_t>& which, unsigned rounds, unsigned first_repetition, Phase phase);
+  // A new stage of the final: its finalists' final rounds start empty.
+  void clear_final(std::size_t trial) { trials_[trial].final_ops_per_s.clear(); }
+  void note(const std::string& line) { runner_.note(line); }
+
+  // A trial as the rule sees it: the phase's rounds, its runs' median context switches and its
+  // exclusion (both over every phase's runs).
+  Candidate candidate(std::size_t trial, Phase phase) const;
+  std::vector<Candidate> screened() const;  // every trial, from its screening rounds
+
+ private:
+  // What a trial's runs say, brought up to date with its new runs when looked at: the
+  // simulations look at every trial after each stage, and judging all of its runs afresh each
+  // time would cost them seconds.
+  struct RunsVerdict {
+    std::size_t runs = 0;              // judged so far
+    nlohmann::json fidelity_point;     // their parts that blocking_fidelity reads
+    std::vector<double> switches;      // their context switches per kop
+    double context_switches_per_kop = 0;
+    std::optional<std::string> excluded;
+  };
+  const RunsVerdict& verdict(std::size_t trial) const;
+
+  Settings settings_;
+  Runner& runner_;
+  sweep::RoundOrder order_;
+  bool interrupted_ = false;
+  std::vector<Trial> trials_;
+  mutable std::vector<RunsVerdict> verdicts_;  // per trial
+};
+
+struct FinalStages {
+  std::vector<std::size_t> finalist_trials;  // the last stage's, in the fixed order
+  std::vector<Candidate> finalists;          // the last stage's, as measured
+  Choice choice;                             // decided on the last stage's rounds
+  unsigned stages = 0;
+  double paired_sd = 0;        // the last stage's paired log-ratio spread
+  bool rounds_capped = false;  // the last stage's noise asked for more than max_final_rounds
+  // Point ids: the finalists of earlier stages before their stage's best in the fixed order and
+  // shown worse than it (Choice::shown_worse_before_best): why none of them is the answer.
+  std::vector<std::string> shown_worse_in_earlier_stages;
+};
+
+// Phases 1 and 2: the coarse grid, then the neighbours of its best, each in screen_rounds
+// interleaved rounds (repetitions 0..screen_rounds-1).
+void screen(Session& session);
+// Phase 3, from `finalist_trials` (select_finalists on the screening), its runs numbered from
+// `first_repetition`.
+FinalStages run_final_stages(Session& session, std::vector<std::size_t> finalist_trials, unsigned first_repetition);
+
+// What the tune found.
+struct TuneOutcome {
+  Settings settings;
+  std::vector<Trial> trials;         // every setting tried, in the order tried; some without runs
+  std::vector<Candidate> screened;   // per trial, from its screening rounds (after the final)
+  FinalStages final_stages;
+  bool interrupted = false;
+
+  // false: nothing may be recommended (every setting excluded, nothing measured, or no final
+  // round), and nothing is reported.
+  bool decided() const;
+  std::size_t measured() const;  // settings with runs
+  const Choice& choice() const { return final_stages.choice; }
+  const std::vector<Candidate>& finalists() const { return final_stages.finalists; }
+  std::size_t rounds() const { return choice().ratio_to_best[choice().best].pairs; }
+  std::string finalist_id(std::size_t f) const;
+};
+
+// The whole search: screen, then run_final_stages.
+TuneOutcome search(const Settings& settings, Runner& runner);
+
+// The report's derived parts, shared by the printed report and the results file's tune block.
+struct Excluded {
+  std::string id, reason;
+};
+std::vector<Excluded> excluded(const TuneOutcome& outcome);
+
+// A rule of thumb (pool N, 2N or 2N+2 at concurrency N) that was measured: from the final when
+// it was a finalist (a ratio with its CI), else from the screening (a point estimate against the
+// screening's best, without a CI).
+struct RuleOfThumb {
+  std::string rule;  // "N", "2N", "2N+2"
+  std::string id;
+  unsigned pool_value = 0;
+  Candidate candidate;            // as measured in the final or the screening
+  std::optional<RatioCi> final;   // set when measured in the final
+  double screening_ratio = 0;     // when not
+  double ratio() const { return final ? final->estimate : screening_ratio; }
+};
+std::vector<RuleOfThumb> rules_of_thumb(const TuneOutcome& outcome);
+
+// The final's CIs are too wide for the threshold (kNoisyCiFraction).
+bool too_noisy(const TuneOutcome& outcome);
+
+}  // namespace iocpbench::tune
