@@ -17,12 +17,12 @@ CommandBody add_info_command(CLI::App& app) {
   command->add_option("--json", *json_path, "also write it to this JSON file");
   return [json_path]() {
     if (!json_path->empty()) {
-      if (auto problem = report::output_path_problem(*json_path)) throw BadInput{"--json", *problem};
+      if (auto problem = results::output_path_problem(*json_path)) throw BadInput{"--json", *problem};
     }
-    const nlohmann::json document = {{"tool", report::to_json(report::tool_info())},
-                                     {"machine", report::to_json(report::gather_machine_info())}};
+    const nlohmann::json document = {{"tool", platform::to_json(platform::tool_info())},
+                                     {"machine", platform::to_json(platform::gather_machine_info())}};
     std::cout << document.dump(2) << '\n';
-    if (!json_path->empty()) report::write_json_atomically(*json_path, document);
+    if (!json_path->empty()) results::write_json_atomically(*json_path, document);
     return kExitOk;
   };
 }

@@ -29,17 +29,17 @@ CommandBody add_probe_command(CLI::App& app) {
   return [options]() {
     const port::Backend backend = resolve_port_flag(options->port);
     if (!options->json.empty()) {
-      if (auto problem = report::output_path_problem(options->json)) throw BadInput{"--json", *problem};
+      if (auto problem = results::output_path_problem(options->json)) throw BadInput{"--json", *problem};
     }
-    const report::MachineInfo machine = report::gather_machine_info();
+    const platform::MachineInfo machine = platform::gather_machine_info();
     const auto findings = port::probe_semantics(
         [backend](unsigned m) { return port::make_port(backend, {.concurrency = m}); });
-    const nlohmann::json document = report::probe_to_json(backend, machine, findings);
+    const nlohmann::json document = results::probe_to_json(backend, machine, findings);
     for (const auto& finding : findings) {
       std::cout << (finding.value ? "yes " : "NO  ") << finding.name << ": " << finding.evidence
                 << '\n';
     }
-    if (!options->json.empty()) report::write_json_atomically(options->json, document);
+    if (!options->json.empty()) results::write_json_atomically(options->json, document);
     return kExitOk;
   };
 }

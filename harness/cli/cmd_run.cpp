@@ -29,22 +29,22 @@
 namespace iocpbench::cli {
 namespace {
 
-sweep::CountSpec parse_spec(const std::string& text, bool allow_zero, const char* flag) {
+core::CountSpec parse_spec(const std::string& text, bool allow_zero, const char* flag) {
   std::string reason;
   if (text.find(',') != std::string::npos) {
     throw BadInput{flag, "run takes one value (lists are for sweep)"};
   }
-  auto spec = sweep::parse_count_spec(text, allow_zero, &reason);
+  auto spec = core::parse_count_spec(text, allow_zero, &reason);
   if (!spec) throw BadInput{flag, reason};
   return *spec;
 }
 
-sweep::PoolSpec parse_pool(const std::string& text) {
+core::PoolSpec parse_pool(const std::string& text) {
   std::string reason;
   if (text.find(',') != std::string::npos) {
     throw BadInput{"--pool", "run takes one value (lists are for sweep)"};
   }
-  auto spec = sweep::parse_pool_spec(text, &reason);
+  auto spec = core::parse_pool_spec(text, &reason);
   if (!spec) throw BadInput{"--pool", reason};
   return *spec;
 }
@@ -110,8 +110,8 @@ void add_run_options(CLI::App& command, RunOptions& o) {
 }
 
 // The point the options name, checked (BadInput naming the flag otherwise).
-run::PointSpec point_from_options(const RunOptions& o) {
-  run::PointSpec spec;
+engine::PointSpec point_from_options(const RunOptions& o) {
+  engine::PointSpec spec;
   const auto workload = parse_workload_kind(o.workload);
   if (!workload) throw BadInput{"--workload", "unknown workload '" + o.workload + "' (" + kWorkloadNames + ")"};
   spec.workload = *workload;
@@ -133,7 +133,7 @@ run::PointSpec point_from_options(const RunOptions& o) {
   spec.dispatch = *dispatch;
   spec.metrics = !o.no_metrics;
   if (spec.dispatch == Dispatch::per_thread) {
-    spec.concurrency = sweep::CountSpec{"1", 0, 1};
+    spec.concurrency = core::CountSpec{"1", 0, 1};
     spec.concurrency_value = 1;
   }
   return spec;
@@ -148,7 +148,7 @@ unsigned repetitions_from(const std::string& text) {
 }
 
 // One run's summary line on stdout, and its warning on stderr when the ratio was not honoured.
-void print_run(const run::PointSpec& spec, const run::RunResult& r, bool switches_counted) {
+void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool switches_counted) {
   std::ostringstream switches;
   switches << std::fixed << std::setprecision(2) << r.context_switches_per_kop;
   std::cout << std::fixed << std::setprecision(0) << to_string(spec.workload)
@@ -179,7 +179,7 @@ void print_run(const run::PointSpec& spec, const run::RunResult& r, bool switche
 }
 
 // The results file of a run command: one point, and a "sweep" block saying it came from `run`.
-void write_run_results(const std::string& path, const run::PointSpec& spec, results::PointResult point,
+void write_run_results(const std::string& path, const engine::PointSpec& spec, results::PointResult point,
                        unsigned repetitions, const std::string& started, bool interrupted) {
   results::SweepBlock sweep;
   sweep.command = "run";
@@ -188,7 +188,7 @@ void write_run_results(const std::string& path, const run::PointSpec& spec, resu
                     {"warmup_s", spec.warmup_s},
                     {"seed", nullptr}};
   sweep.started = started;
-  sweep.finished = std::optional<std::string>(report::utc_timestamp());
+  sweep.finished = std::optional<std::string>(core::utc_timestamp());
   sweep.complete = !interrupted;
   results::ResultsDocument doc = results::new_document(std::move(sweep));
   doc.points.push_back(std::move(point));
@@ -196,17 +196,17 @@ void write_run_results(const std::string& path, const run::PointSpec& spec, resu
 }
 
 int run_command(const RunOptions& o) {
-  const run::PointSpec spec = point_from_options(o);
+  const engine::PointSpec spec = point_from_options(o);
   const unsigned reps = repetitions_from(o.repetitions);
-  run::validate_point(spec);
+  engine::validate_point(spec);
   // Held until the command returns: no other writer meanwhile.
-  const report::FileLock json_lock = o.json.empty() ? report::FileLock() : lock_output_file(o.json, "--json");
+  const platform::FileLock json_lock = o.json.empty() ? platform::FileLock() : lock_output_file(o.json, "--json");
 
   const std::atomic<bool>& stop_requested = install_interrupt_handlers();
-  const std::string started = report::utc_timestamp();
-  std::vector<run::RunResult> runs;
+  const std::string started = core::utc_timestamp();
+  std::vector<engine::RunResult> runs;
   for (unsigned k = 0; k < reps && !stop_requested.load(); ++k) {
-    runs.push_back(run::run_point(spec, &stop_requested, k));
+    runs.push_back(engine::run_point(spec, &stop_requested, k));
   }
   const bool interrupted = stop_requested.load();
   results::PointResult point = results::point_result(spec, runs);

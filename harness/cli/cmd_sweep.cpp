@@ -83,20 +83,20 @@ void check_same_grid(const SweepFlags& flags, bool quick, const sweep::Grid& gri
 // Reads and checks the file to resume (same machine, same grid). `resume_lock` is taken when
 // the results go elsewhere: a file that is only read is refused only while another process
 // writes it.
-Resumed read_resumed(const SweepOptions& o, const std::string& json_path, report::FileLock& resume_lock) {
+Resumed read_resumed(const SweepOptions& o, const std::string& json_path, platform::FileLock& resume_lock) {
   const bool in_place = std::filesystem::path(json_path) == std::filesystem::path(o.resume);
   if (!in_place) {
     std::string busy_text;
     bool busy = false;
-    resume_lock = report::lock_results_file(o.resume, busy_text, &busy);
+    resume_lock = platform::lock_results_file(o.resume, busy_text, &busy);
     if (busy) throw BadInput{"--resume", busy_text};
   }
   Resumed r;
   sweep::ResumedFile file = sweep::read_for_resume(o.resume);  // upgraded to today's ids
   r.existing = std::move(file.document);
   if (!file.note.empty()) r.note = "iocpbench: note: " + o.resume + ' ' + file.note;
-  report::MachineInfo machine = report::gather_machine_info();
-  sweep::check_same_machine(results::to_json(r.existing.machine), report::to_json(machine));
+  platform::MachineInfo machine = platform::gather_machine_info();
+  sweep::check_same_machine(results::to_json(r.existing.machine), platform::to_json(machine));
   r.grid = sweep::grid_from_json(results::to_json(r.existing.sweep), "--resume");
   check_same_grid(o.flags, o.quick, r.grid);
   return r;
@@ -110,7 +110,7 @@ int sweep_command(const SweepOptions& o) {
   std::string resume_note;
   // Held until the command returns: no other process writes the results file meanwhile (nor
   // the file being resumed, when the results go elsewhere).
-  report::FileLock json_lock, resume_lock;
+  platform::FileLock json_lock, resume_lock;
   if (resuming) {
     json_lock = lock_output_file(json_path, o.flags.json.empty() ? "--resume" : "--json");
     Resumed resumed = read_resumed(o, json_path, resume_lock);

@@ -97,10 +97,10 @@ class ProgressRunner final : public tune::Runner {
 
   void batch_begins(std::size_t runs) override { progress_.emplace(runs, quiet_); }
   void batch_ends() override { progress_->done(); }
-  std::optional<run::RunResult> run_once(const run::PointSpec& spec, unsigned repetition,
+  std::optional<engine::RunResult> run_once(const engine::PointSpec& spec, unsigned repetition,
                                          const std::string& label) override {
     progress_->starting(label);
-    run::RunResult result = run::run_point(spec, &stop_, repetition);
+    engine::RunResult result = engine::run_point(spec, &stop_, repetition);
     if (result.interrupted || stop_.load()) return std::nullopt;
     progress_->finished_one();
     return result;
@@ -110,13 +110,13 @@ class ProgressRunner final : public tune::Runner {
  private:
   bool quiet_;
   const std::atomic<bool>& stop_;
-  std::optional<report::Progress> progress_;
+  std::optional<sweep::Progress> progress_;
 };
 
 int tune_command(const TuneOptions& o) {
   const tune::Settings s = settings_from(o);
   // Held until the command returns: no other writer meanwhile.
-  const report::FileLock json_lock = o.flags.json.empty() ? report::FileLock() : lock_output_file(o.flags.json, "--json");
+  const platform::FileLock json_lock = o.flags.json.empty() ? platform::FileLock() : lock_output_file(o.flags.json, "--json");
   ProgressRunner runner(o.quiet);
   const tune::TuneOutcome outcome = tune::search(s, runner);
   if (!outcome.decided()) {

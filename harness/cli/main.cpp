@@ -21,10 +21,10 @@ int main(int argc, char** argv) {
       "latency and context switches. Exit status: 0 ok, 1 a run failed, 2 bad input,\n"
       "130 interrupted (results kept)."};
   app.set_version_flag("--version", [] {
-    const iocpbench::report::ToolInfo tool = iocpbench::report::tool_info();
+    const iocpbench::platform::ToolInfo tool = iocpbench::platform::tool_info();
     return "iocpbench " + tool.version + " (git " + tool.git + ", " + tool.build_type + ", " +
            tool.compiler + "), results schema " +
-           std::to_string(iocpbench::report::kResultsSchemaVersion);
+           std::to_string(iocpbench::core::kResultsSchemaVersion);
   }, "print the version, the build and the results schema version, then exit");
   app.require_subcommand(1);
   std::map<CLI::App*, CommandBody> bodies;

@@ -14,16 +14,16 @@ namespace iocpbench::cli {
 
 std::uint32_t parse_working_set_flag(const std::string& text) {
   const unsigned kib = parse_count_flag(text, "--working-set-kib", 0);
-  if (kib > run::kMaxWorkingSetKib) {
+  if (kib > engine::kMaxWorkingSetKib) {
     throw BadInput{"--working-set-kib", "more than 1048576 KiB (1 GiB) per worker thread"};
   }
   return kib;
 }
 
-report::FileLock lock_output_file(const std::string& path, const char* flag) {
-  if (auto problem = report::output_path_problem(path)) throw BadInput{flag, *problem};
+platform::FileLock lock_output_file(const std::string& path, const char* flag) {
+  if (auto problem = results::output_path_problem(path)) throw BadInput{flag, *problem};
   std::string busy;
-  report::FileLock held = report::lock_results_file(path, busy);
+  platform::FileLock held = platform::lock_results_file(path, busy);
   if (!held.held()) throw BadInput{flag, busy};
   return held;
 }

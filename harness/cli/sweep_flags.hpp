@@ -44,6 +44,6 @@ std::uint32_t parse_working_set_flag(const std::string& text);
 // The results file a command writes (--json, or --resume's file), locked until the lock is
 // dropped: BadInput naming `flag` when the path cannot be written or another iocpbench process
 // writes it.
-report::FileLock lock_output_file(const std::string& path, const char* flag);
+platform::FileLock lock_output_file(const std::string& path, const char* flag);
 
 }  // namespace iocpbench::cli

@@ -17,7 +17,7 @@ std::string setting_text(const tune::Candidate& c) {
 }
 
 std::string describe(const tune::Candidate& c, const tune::RatioCi& ratio) {
-  const sweep::Summary s = sweep::summarize(c.throughput_by_round);
+  const stats::Summary s = stats::summarize(c.throughput_by_round);
   char text[240];
   std::snprintf(text, sizeof(text), "%s: median %.0f ops/s, %.3fx the best [90%% CI %.3f..%.3f], %.2f cs/kop",
                 setting_text(c).c_str(), s.median, ratio.estimate, ratio.low, ratio.high,

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <limits>
 
-namespace iocpbench::sweep {
+namespace iocpbench::core {
 namespace {
 
 constexpr long kMaxCount = 4096;  // a pool of more threads than this is a typo, not a setting
@@ -74,4 +74,4 @@ std::optional<CountSpec> parse_count_spec(std::string_view raw, bool allow_zero,
   return spec;
 }
 
-}  // namespace iocpbench::sweep
+}  // namespace iocpbench::core

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace iocpbench::sweep {
+namespace iocpbench::core {
 
 struct CountSpec {
   std::string text;  // normalised: "N", "2N", "2N+2", "4", "0"
@@ -23,4 +23,4 @@ struct CountSpec {
 std::optional<CountSpec> parse_count_spec(std::string_view text, bool allow_zero,
                                           std::string* reason);
 
-}  // namespace iocpbench::sweep
+}  // namespace iocpbench::core

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <vector>
 
-namespace iocpbench::sweep {
+namespace iocpbench::core {
 namespace {
 
 std::vector<std::string> split_colons(std::string_view text) {
@@ -118,4 +118,4 @@ std::optional<PoolSpec> parse_pool_spec(std::string_view raw, std::string* reaso
   return spec;
 }
 
-}  // namespace iocpbench::sweep
+}  // namespace iocpbench::core

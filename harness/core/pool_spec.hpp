@@ -17,7 +17,7 @@
 
 #include "core/count_spec.hpp"
 
-namespace iocpbench::sweep {
+namespace iocpbench::core {
 
 struct AutoPoolSpec {
   CountSpec min{"N", 1, 0};
@@ -46,4 +46,4 @@ struct PoolSpec {
 // Parses "auto..." or a count spec. Returns the reason (naming the part) on failure.
 std::optional<PoolSpec> parse_pool_spec(std::string_view text, std::string* reason);
 
-}  // namespace iocpbench::sweep
+}  // namespace iocpbench::core

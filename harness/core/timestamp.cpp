@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
-namespace iocpbench::report {
+namespace iocpbench::core {
 
 std::string utc_timestamp() {
   const auto now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
@@ -18,4 +18,4 @@ std::string utc_timestamp() {
   return buffer;
 }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::core

@@ -3,8 +3,8 @@
 
 #include <string>
 
-namespace iocpbench::report {
+namespace iocpbench::core {
 
 std::string utc_timestamp();  // e.g. "2026-11-29T13:05:00Z"
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::core

@@ -8,7 +8,7 @@
 #include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 namespace {
 constexpr double kWeight = 1.0 / 16;  // each sample's weight in the running estimates
 double ewma(double estimate, double sample) {
@@ -160,4 +160,4 @@ nlohmann::json handler_time_json(const HandlerTimes& t, bool split_available, do
   return j;
 }
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

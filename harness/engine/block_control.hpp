@@ -21,7 +21,7 @@
 
 #include "metrics/thread_sched.hpp"
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 // How far an achieved ratio may be from the requested one and still mean it (docs/targets.md F1).
 inline constexpr double kBlockingTolerance = 0.03;
@@ -95,4 +95,4 @@ double blocked_only_ratio(const HandlerTimes& t);
 // (blocked + runnable wait) / handler time: the share of the handler not on a CPU.
 double achieved_ratio(const HandlerTimes& t);
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

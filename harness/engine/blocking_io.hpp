@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 // Opens `path` for direct (uncached) reads; -1 and `error` set on failure.
 int open_direct_for_reads(const std::string& path, std::string& error);
@@ -16,4 +16,4 @@ bool blocking_read(int fd, void* buffer, std::uint32_t bytes, std::uint64_t offs
 void* aligned_block(std::uint32_t bytes);
 void free_block(void* block);
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

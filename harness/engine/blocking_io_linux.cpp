@@ -7,7 +7,7 @@
 
 #include "engine/blocking_io.hpp"
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 int open_direct_for_reads(const std::string& path, std::string& error) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
@@ -38,4 +38,4 @@ void free_block(void* block) {
   std::free(block);
 }
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -9,7 +9,7 @@
 
 #include "engine/blocking_io.hpp"
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 namespace {
 
 // The API hands out int descriptors: keep the handles in a small table.
@@ -63,4 +63,4 @@ void free_block(void* block) {
   _aligned_free(block);
 }
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -7,7 +7,7 @@
 
 #include "metrics/thread_sched.hpp"
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 thread_local std::uint64_t CpuWork::sink_ = 0;
 
@@ -99,4 +99,4 @@ nlohmann::json CpuWork::to_json(double target_us, double measured_us, unsigned r
           {"measured_us", measured_us}};
 }
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 struct WorkCalibration {
   double iterations_per_us = 0;
@@ -39,4 +39,4 @@ class CpuWork {
   static thread_local std::uint64_t sink_;
 };
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -12,7 +12,7 @@
 #include "engine/blocking_io.hpp"
 #include "engine/working_set.hpp"
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 using workloads::kMeasuring;
 using workloads::kStopKey;
@@ -367,4 +367,4 @@ std::uint64_t Pool::run_handler(WorkerThread& self, std::uint64_t t_remove,
   return t_done;
 }
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -36,7 +36,7 @@
 #include "engine/working_set.hpp"
 #include "engine/workload.hpp"
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 using BlockingKind = iocpbench::BlockingKind;  // core/kinds.hpp
 
@@ -158,4 +158,4 @@ class Pool {
   bool stopped_ = false;
 };
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 void SizeTracker::start(std::uint64_t t_ns, unsigned threads) {
   threads_ = at_start_ = min_ = max_ = threads;
@@ -58,4 +58,4 @@ nlohmann::json pool_sizing_json(const PoolSizing& sizing, const PoolTimeline& ti
           {"timeline_dropped", timeline.dropped}};
 }
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 // Richter's self-sizing pool (seeds: "how many threads in the pool"). Per packet, a thread that
 // finds every pool thread busy adds one while the pool is under `max_threads` and process CPU use
@@ -70,4 +70,4 @@ class SizeTracker {
 nlohmann::json pool_sizing_json(const PoolSizing& sizing, const PoolTimeline& timeline,
                                 const PoolWindowSummary& window, std::uint64_t t0_ns);
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

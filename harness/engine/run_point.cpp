@@ -23,7 +23,7 @@
 #include "engine/workload.hpp"
 #include "engine/workload_registry.hpp"
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -205,7 +205,7 @@ HandlerSpec prepare_handler(const PointSpec& spec, FileCloser& file) {
   handler.metrics = spec.metrics;
   handler.working_set_kib = spec.working_set_kib;
   if (handler.kind == BlockingKind::io && handler.block_us() > 0) {
-    const auto data = workloads::ensure_data_file(workloads::default_data_file(kBlockingFileMib),
+    const auto data = io::ensure_data_file(workloads::default_data_file(kBlockingFileMib),
                                                   std::uint64_t{kBlockingFileMib} << 20, true);
     std::string error;
     file.fd = open_direct_for_reads(data.path, error);
@@ -452,4 +452,4 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   return result;
 }
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -29,16 +29,16 @@ namespace iocpbench::workloads {
 class Workload;
 }
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 struct PointSpec {
   WorkloadKind workload = WorkloadKind::post;
   nlohmann::json workload_params = nlohmann::json::object();  // see engine/workload_params.hpp
   port::Backend port = port::default_backend();
-  sweep::CountSpec concurrency{"0", 0, 0};  // "0" = the port default (logical CPUs)
+  core::CountSpec concurrency{"0", 0, 0};  // "0" = the port default (logical CPUs)
   unsigned concurrency_value = 0;           // concurrency.resolve(N); 0 = port default
   // A fixed pool, or "auto": Richter's self-sizing pool (core/pool_spec.hpp).
-  sweep::PoolSpec pool{sweep::CountSpec{"2N", 2, 0}};
+  core::PoolSpec pool{core::CountSpec{"2N", 2, 0}};
   unsigned pool_value = 0;  // pool.resolve(N), at least 1 (an auto pool: its maximum)
   double blocking_ratio = 0;            // b in [0, 1)
   BlockingKind blocking_kind = BlockingKind::sleep;
@@ -120,4 +120,4 @@ void validate_point(const PointSpec& spec);
 RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
                     unsigned repetition = 0);
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

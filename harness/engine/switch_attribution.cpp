@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 nlohmann::json attribute_switches(const SwitchCounts& c) {
   // A handoff wakes one waiter, which made one voluntary switch if it had gone to sleep (it
@@ -67,4 +67,4 @@ nlohmann::json attribute_switches(const SwitchCounts& c) {
   };
 }
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 struct SwitchCounts {
   std::uint64_t workers_voluntary = 0, workers_involuntary = 0;
@@ -30,4 +30,4 @@ struct SwitchCounts {
 //  emulation_share, method}. emulation_share is null when nothing was counted.
 nlohmann::json attribute_switches(const SwitchCounts& counts);
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <utility>
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 using Clock = std::chrono::steady_clock;
 
@@ -123,4 +123,4 @@ void Watchdog::loop() {
   }
 }
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -22,7 +22,7 @@
 #include <string>
 #include <thread>
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 // What the pool's threads are doing, for the watchdog: each worker writes its own slot
 // (relaxed stores on its own cache line); the watchdog reads them all.
@@ -103,4 +103,4 @@ class Watchdog {
   std::thread thread_;
 };
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -1,6 +1,6 @@
 #include "engine/working_set.hpp"
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 namespace {
 constexpr std::size_t kLineBytes = 64;
 constexpr std::size_t kWordsPerLine = kLineBytes / sizeof(std::uint64_t);
@@ -17,4 +17,4 @@ void WorkingSet::touch() noexcept {
   lines_touched_ += n / kWordsPerLine;
 }
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 
 inline constexpr std::uint32_t kMaxWorkingSetKib = 1u << 20;  // 1 GiB per thread
 
@@ -28,4 +28,4 @@ class WorkingSet {
   std::uint64_t lines_touched_ = 0;
 };
 
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

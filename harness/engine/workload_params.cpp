@@ -67,8 +67,8 @@ PostParams parse_post(const nlohmann::json& j) {
 // The data file's pre-flight check (data_file.hpp), once per distinct request in this
 // process: parameters are parsed again after a run (results::point_result), when the file may have
 // changed under the run on purpose (a fault test truncates it); each run's open of the file
-// checks it again for real (prepare_data_file).
-void check_data_file_once(const DataFileRequest& r) {
+// checks it again for real (io::prepare_data_file).
+void check_data_file_once(const io::DataFileRequest& r) {
   static std::mutex mutex;
   static std::set<std::string> checked;
   const std::string key = r.path + '\n' + std::to_string(r.create_bytes) + ' ' +
@@ -78,7 +78,7 @@ void check_data_file_once(const DataFileRequest& r) {
     const std::lock_guard<std::mutex> hold(mutex);
     if (checked.count(key) != 0) return;
   }
-  check_data_file(r);
+  io::check_data_file(r);
   const std::lock_guard<std::mutex> hold(mutex);
   checked.insert(key);
 }
@@ -243,8 +243,8 @@ std::string default_data_file(unsigned size_mib) {
   return (dir / ("iocpbench-" + std::to_string(size_mib) + "mib.dat")).string();
 }
 
-DataFileRequest data_file_request(const FileParams& p) {
-  DataFileRequest r;
+io::DataFileRequest data_file_request(const FileParams& p) {
+  io::DataFileRequest r;
   r.named = !p.path.empty();
   r.path = r.named ? p.path : default_data_file(p.size_mib);
   r.create_bytes = std::uint64_t{p.size_mib} << 20;

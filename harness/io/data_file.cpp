@@ -11,7 +11,7 @@
 #include "platform/data_file_os.hpp"
 #include "platform/file_lock.hpp"
 
-namespace iocpbench::workloads {
+namespace iocpbench::io {
 namespace {
 
 constexpr const char* kMarkerHeader = "iocpbench data file\n";
@@ -115,8 +115,8 @@ DataFile prepare_data_file(const DataFileRequest& r) {
   if (found.state == State::usable) return {r.path, found.bytes, found.ours, false};
 
   // Created under a lock, so that another run waits and then finds the whole file.
-  const auto lock_path = report::lock_path_for(r.path);
-  report::LockAttempt attempt = report::wait_lock_file(lock_path, kCreateWaitS);
+  const auto lock_path = platform::lock_path_for(r.path);
+  platform::LockAttempt attempt = platform::wait_lock_file(lock_path, kCreateWaitS);
   if (!attempt.lock.held()) {
     if (attempt.busy) {
       throw std::runtime_error(
@@ -142,4 +142,4 @@ DataFile ensure_data_file(const std::string& path, std::uint64_t bytes, bool exa
   return prepare_data_file(request);
 }
 
-}  // namespace iocpbench::workloads
+}  // namespace iocpbench::io

@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <string>
 
-namespace iocpbench::workloads {
+namespace iocpbench::io {
 
 struct DataFileRequest {
   std::string path;               // --file, or the default data file
@@ -59,4 +59,4 @@ DataFile ensure_data_file(const std::string& path, std::uint64_t bytes, bool exa
 // The marker's name for a data file.
 inline std::string data_file_marker(const std::string& path) { return path + ".iocpbench"; }
 
-}  // namespace iocpbench::workloads
+}  // namespace iocpbench::io

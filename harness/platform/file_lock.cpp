@@ -6,7 +6,7 @@
 #include <charconv>
 #include <thread>
 
-namespace iocpbench::report {
+namespace iocpbench::platform {
 
 namespace {
 constexpr std::string_view kPrefix = "iocpbench pid ";
@@ -74,4 +74,4 @@ FileLock lock_results_file(const std::filesystem::path& json, std::string& probl
   return {};
 }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::platform

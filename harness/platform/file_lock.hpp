@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-namespace iocpbench::report {
+namespace iocpbench::platform {
 
 class FileLock {
  public:
@@ -68,4 +68,4 @@ FileLock lock_results_file(const std::filesystem::path& json, std::string& probl
 std::string lock_file_text(std::uint64_t pid);
 bool parse_lock_file_text(const std::string& text, std::optional<std::uint64_t>& pid);
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::platform

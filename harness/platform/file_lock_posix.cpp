@@ -14,7 +14,7 @@
 
 #include "platform/file_lock.hpp"
 
-namespace iocpbench::report {
+namespace iocpbench::platform {
 
 namespace {
 
@@ -92,4 +92,4 @@ LockAttempt try_lock_file(const std::filesystem::path& lock_path) {
   return attempt;
 }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::platform

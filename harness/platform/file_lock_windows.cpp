@@ -11,7 +11,7 @@
 #include "platform/windows_api.hpp"
 #include "platform/file_lock.hpp"
 
-namespace iocpbench::report {
+namespace iocpbench::platform {
 
 namespace {
 
@@ -111,4 +111,4 @@ LockAttempt try_lock_file(const std::filesystem::path& lock_path) {
   return attempt;
 }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::platform

@@ -2,7 +2,7 @@
 
 #include "build_info.hpp"
 
-namespace iocpbench::report {
+namespace iocpbench::platform {
 
 ToolInfo tool_info() {
   ToolInfo tool;
@@ -34,4 +34,4 @@ nlohmann::json to_json(const ToolInfo& t) {
           {"compiler", t.compiler}};
 }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::platform

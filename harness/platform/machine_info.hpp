@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace iocpbench::report {
+namespace iocpbench::platform {
 
 struct MachineInfo {
   std::string hostname;
@@ -36,4 +36,4 @@ ToolInfo tool_info();
 nlohmann::json to_json(const MachineInfo& machine);
 nlohmann::json to_json(const ToolInfo& tool);
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::platform

@@ -9,7 +9,7 @@
 #include "platform/platform.hpp"
 #include "platform/machine_info.hpp"
 
-namespace iocpbench::report {
+namespace iocpbench::platform {
 namespace {
 
 std::string value_after_colon(const std::string& line) {
@@ -65,4 +65,4 @@ MachineInfo gather_machine_info() {
   return m;
 }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::platform

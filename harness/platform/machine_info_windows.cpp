@@ -10,7 +10,7 @@
 #include "platform/platform.hpp"
 #include "platform/machine_info.hpp"
 
-namespace iocpbench::report {
+namespace iocpbench::platform {
 namespace {
 
 std::string registry_string(HKEY root, const char* subkey, const char* value) {
@@ -97,4 +97,4 @@ MachineInfo gather_machine_info() {
   return m;
 }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::platform

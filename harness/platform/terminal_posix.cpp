@@ -2,8 +2,8 @@
 
 #include "platform/terminal.hpp"
 
-namespace iocpbench::report {
+namespace iocpbench::platform {
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::platform

@@ -4,8 +4,8 @@
 
 #include "platform/terminal.hpp"
 
-namespace iocpbench::report {
+namespace iocpbench::platform {
 
 bool stderr_is_terminal() { return _isatty(_fileno(stderr)) != 0; }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::platform

@@ -74,15 +74,15 @@ struct SweepBlock {
 
 // The `machine` block: where the runs ran, and (a sweep's) the port's semantic probe.
 struct MachineBlock {
-  report::MachineInfo info;
+  platform::MachineInfo info;
   std::optional<std::string> backend;     // the probed backend
   std::optional<nlohmann::json> probe;    // results/probe_json.hpp
   nlohmann::json extra = nlohmann::json::object();
 };
 
 struct ResultsDocument {
-  int schema_version = report::kResultsSchemaVersion;
-  report::ToolInfo tool;
+  int schema_version = core::kResultsSchemaVersion;
+  platform::ToolInfo tool;
   MachineBlock machine;
   SweepBlock sweep;
   std::vector<PointResult> points;

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <system_error>
 
-namespace iocpbench::report {
+namespace iocpbench::results {
 
 namespace fs = std::filesystem;
 
@@ -46,4 +46,4 @@ void write_json_atomically(const fs::path& path, const nlohmann::json& document)
   }
 }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::results

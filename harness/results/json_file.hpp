@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace iocpbench::report {
+namespace iocpbench::results {
 
 // Why `path` cannot be written (missing directory, not writable, is a directory), or nothing.
 std::optional<std::string> output_path_problem(const std::filesystem::path& path);
@@ -16,4 +16,4 @@ std::optional<std::string> output_path_problem(const std::filesystem::path& path
 // Throws std::runtime_error on failure; `path` is untouched then.
 void write_json_atomically(const std::filesystem::path& path, const nlohmann::json& document);
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::results

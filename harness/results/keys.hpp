@@ -14,7 +14,7 @@ inline constexpr const char* kSweep = "sweep";
 inline constexpr const char* kPoints = "points";
 inline constexpr const char* kTune = "tune";
 
-// The machine block's own keys beside report::MachineInfo's.
+// The machine block's own keys beside platform::MachineInfo's.
 inline constexpr const char* kBackend = "backend";
 inline constexpr const char* kProbe = "probe";
 

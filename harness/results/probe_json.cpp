@@ -2,9 +2,9 @@
 
 #include <string>
 
-namespace iocpbench::report {
+namespace iocpbench::results {
 
-nlohmann::json probe_to_json(port::Backend backend, const MachineInfo& machine,
+nlohmann::json probe_to_json(port::Backend backend, const platform::MachineInfo& machine,
                              const std::vector<port::ProbeFinding>& findings) {
   nlohmann::json semantics = nlohmann::json::object();
   for (const auto& finding : findings) {
@@ -17,4 +17,4 @@ nlohmann::json probe_to_json(port::Backend backend, const MachineInfo& machine,
           {"semantics", semantics}};
 }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::results

@@ -9,9 +9,9 @@
 #include "port/semantics_probe.hpp"
 #include "platform/machine_info.hpp"
 
-namespace iocpbench::report {
+namespace iocpbench::results {
 
-nlohmann::json probe_to_json(port::Backend backend, const MachineInfo& machine,
+nlohmann::json probe_to_json(port::Backend backend, const platform::MachineInfo& machine,
                              const std::vector<port::ProbeFinding>& findings);
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::results

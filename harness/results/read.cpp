@@ -36,8 +36,8 @@ std::optional<T> optional_at(const Json& json, const char* name) {
   return found->get<T>();
 }
 
-report::ToolInfo tool_from(const Json& j) {
-  report::ToolInfo tool;
+platform::ToolInfo tool_from(const Json& j) {
+  platform::ToolInfo tool;
   tool.name = j.value("name", tool.name);
   tool.version = j.value("version", "");
   tool.git = j.value("git", "");
@@ -52,7 +52,7 @@ constexpr const char* kMachineKeys[] = {"hostname", "os", "os_version", "kernel"
 
 MachineBlock machine_from(const Json& j) {
   MachineBlock m;
-  report::MachineInfo& info = m.info;
+  platform::MachineInfo& info = m.info;
   info.hostname = j.value("hostname", "");
   info.os = j.value("os", "");
   info.os_version = j.value("os_version", "");
@@ -115,11 +115,11 @@ constexpr const char* kDocumentKeys[] = {key::kSchemaVersion, key::kTool, key::k
 }  // namespace
 
 ResultsDocument from_json(const Json& json) {
-  if (!json.is_object() || json.value(key::kSchemaVersion, 0) != report::kResultsSchemaVersion ||
+  if (!json.is_object() || json.value(key::kSchemaVersion, 0) != core::kResultsSchemaVersion ||
       !json.contains(key::kSweep) || !json.contains(key::kPoints) || !json.contains(key::kMachine) ||
       !json.at(key::kPoints).is_array()) {
     throw std::invalid_argument("not an iocpbench results file of schema version " +
-                                std::to_string(report::kResultsSchemaVersion));
+                                std::to_string(core::kResultsSchemaVersion));
   }
   ResultsDocument doc;
   doc.schema_version = json.at(key::kSchemaVersion).get<int>();

@@ -14,8 +14,8 @@
 namespace iocpbench::results {
 namespace {
 
-using run::PointSpec;
-using run::RunResult;
+using engine::PointSpec;
+using engine::RunResult;
 
 nlohmann::json usage_json(const metrics::Usage& u) {
   return {{"voluntary", u.voluntary}, {"involuntary", u.involuntary}};
@@ -26,7 +26,7 @@ nlohmann::json usage_json(const metrics::Usage& u) {
 nlohmann::json switch_attribution(const RunResult& r, const metrics::Usage& other) {
   if (metrics::context_switches_unavailable()) return nullptr;
   const auto role = [&r](metrics::Role which) { return r.by_role[static_cast<int>(which)]; };
-  run::SwitchCounts counts;
+  engine::SwitchCounts counts;
   counts.workers_voluntary = role(metrics::Role::workers).voluntary;
   counts.workers_involuntary = role(metrics::Role::workers).involuntary;
   counts.source_voluntary = role(metrics::Role::completion_source).voluntary;
@@ -39,7 +39,7 @@ nlohmann::json switch_attribution(const RunResult& r, const metrics::Usage& othe
   counts.handler_blocks = r.handler_blocks;
   counts.over_limit_s = r.port_counters.over_limit_s;
   counts.window_s = r.seconds;
-  return run::attribute_switches(counts);
+  return engine::attribute_switches(counts);
 }
 
 

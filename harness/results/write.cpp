@@ -25,14 +25,14 @@ nlohmann::json runs_json(const std::vector<RunRecord>& runs) {
 
 void summarize(PointResult& point) {
   // Summarised from the runs' records, as a resumed sweep summarises runs of both sessions.
-  point.summary = sweep::summarize_runs(runs_json(point.runs));
-  point.blocking_fidelity = sweep::blocking_fidelity(to_json(point));
+  point.summary = stats::summarize_runs(runs_json(point.runs));
+  point.blocking_fidelity = stats::blocking_fidelity(to_json(point));
 }
 
 ResultsDocument new_document(SweepBlock sweep) {
   ResultsDocument doc;
-  doc.tool = report::tool_info();
-  doc.machine.info = report::gather_machine_info();
+  doc.tool = platform::tool_info();
+  doc.machine.info = platform::gather_machine_info();
   doc.sweep = std::move(sweep);
   return doc;
 }
@@ -68,7 +68,7 @@ nlohmann::json to_json(const SweepBlock& sweep) {
 
 nlohmann::json to_json(const MachineBlock& machine) {
   nlohmann::json j = with_extra(machine.extra);
-  const nlohmann::json info = report::to_json(machine.info);  // kept: items() refers to it
+  const nlohmann::json info = platform::to_json(machine.info);  // kept: items() refers to it
   for (const auto& [name, value] : info.items()) j[name] = value;
   if (machine.backend) j[key::kBackend] = *machine.backend;
   if (machine.probe) j[key::kProbe] = *machine.probe;
@@ -78,7 +78,7 @@ nlohmann::json to_json(const MachineBlock& machine) {
 nlohmann::json to_json(const ResultsDocument& doc) {
   nlohmann::json j = with_extra(doc.extra);
   j[key::kSchemaVersion] = doc.schema_version;
-  j[key::kTool] = report::to_json(doc.tool);
+  j[key::kTool] = platform::to_json(doc.tool);
   j[key::kMachine] = to_json(doc.machine);
   j[key::kSweep] = to_json(doc.sweep);
   j[key::kPoints] = nlohmann::json::array();
@@ -88,7 +88,7 @@ nlohmann::json to_json(const ResultsDocument& doc) {
 }
 
 void write_file(const std::filesystem::path& path, const ResultsDocument& doc) {
-  report::write_json_atomically(path, to_json(doc));
+  results::write_json_atomically(path, to_json(doc));
 }
 
 }  // namespace iocpbench::results

@@ -13,10 +13,10 @@
 namespace iocpbench::results {
 
 // One run's record (points[].runs[]): its counts, rates, percentiles and blocks.
-RunRecord run_record(const run::RunResult& run);
+RunRecord run_record(const engine::RunResult& run);
 // One point (no id: a sweep's and a tune's points get theirs from sweep::point_id) with its
 // runs, summarised.
-PointResult point_result(const run::PointSpec& spec, const std::vector<run::RunResult>& runs);
+PointResult point_result(const engine::PointSpec& spec, const std::vector<engine::RunResult>& runs);
 // A point's summary and blocking fidelity, recomputed from its runs (after a run is added, or
 // a resumed file's runs are taken over).
 void summarize(PointResult& point);

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <vector>
 
-namespace iocpbench::sweep {
+namespace iocpbench::stats {
 namespace {
 
 constexpr double kTolerance = 0.03;  // docs/targets.md F1, engine/block_control.hpp
@@ -76,4 +76,4 @@ std::optional<std::string> blocking_warning(const nlohmann::json& point) {
          ": the blocking ratio was not honoured: " + fidelity.value("reason", std::string());
 }
 
-}  // namespace iocpbench::sweep
+}  // namespace iocpbench::stats

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace iocpbench::sweep {
+namespace iocpbench::stats {
 
 // {tolerance, requested, achieved_median, blocked_only_median, judged_on, within_tolerance,
 //  reason}; reason is null when within tolerance.
@@ -19,4 +19,4 @@ nlohmann::json blocking_fidelity(const nlohmann::json& point);
 // One warning line for a point whose request was not honoured, or nothing.
 std::optional<std::string> blocking_warning(const nlohmann::json& point);
 
-}  // namespace iocpbench::sweep
+}  // namespace iocpbench::stats

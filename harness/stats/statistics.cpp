@@ -6,7 +6,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
-namespace iocpbench::sweep {
+namespace iocpbench::stats {
 
 double t_quantile(double probability, double dof) {
   const boost::math::students_t distribution(dof);
@@ -46,4 +46,4 @@ nlohmann::json to_json(const Summary& s) {
           {"ci95_high", maybe(s.ci95_high)}, {"cv", maybe(s.cv)}, {"n", s.n}};
 }
 
-}  // namespace iocpbench::sweep
+}  // namespace iocpbench::stats

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace iocpbench::sweep {
+namespace iocpbench::stats {
 
 struct Summary {
   double median = 0, mean = 0;
@@ -27,4 +27,4 @@ double t_quantile_975(std::size_t dof);
 // median, mean, ci95_low, ci95_high, cv (null where absent), n.
 nlohmann::json to_json(const Summary& summary);
 
-}  // namespace iocpbench::sweep
+}  // namespace iocpbench::stats

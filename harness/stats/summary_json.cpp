@@ -4,7 +4,7 @@
 
 #include "stats/statistics.hpp"
 
-namespace iocpbench::sweep {
+namespace iocpbench::stats {
 namespace {
 
 // The metric at `pointer` in each run that has it.
@@ -44,4 +44,4 @@ nlohmann::json summarize_runs(const nlohmann::json& runs) {
   return summary;
 }
 
-}  // namespace iocpbench::sweep
+}  // namespace iocpbench::stats

@@ -27,9 +27,9 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
-std::vector<CountSpec> specs(std::initializer_list<const char*> texts, bool allow_zero) {
-  std::vector<CountSpec> out;
-  for (const char* t : texts) out.push_back(*parse_count_spec(t, allow_zero, nullptr));
+std::vector<core::CountSpec> specs(std::initializer_list<const char*> texts, bool allow_zero) {
+  std::vector<core::CountSpec> out;
+  for (const char* t : texts) out.push_back(*core::parse_count_spec(t, allow_zero, nullptr));
   return out;
 }
 
@@ -60,12 +60,12 @@ Grid quick_grid() {
   return grid;
 }
 
-std::vector<CountSpec> parse_count_list(const std::string& text, bool allow_zero,
+std::vector<core::CountSpec> parse_count_list(const std::string& text, bool allow_zero,
                                         const std::string& flag) {
-  std::vector<CountSpec> out;
+  std::vector<core::CountSpec> out;
   for (const auto& item : split(text)) {
     std::string reason;
-    auto spec = parse_count_spec(item, allow_zero, &reason);
+    auto spec = core::parse_count_spec(item, allow_zero, &reason);
     if (!spec) throw BadInput{flag, reason};
     out.push_back(*spec);
   }
@@ -73,11 +73,11 @@ std::vector<CountSpec> parse_count_list(const std::string& text, bool allow_zero
   return out;
 }
 
-std::vector<PoolSpec> parse_pool_list(const std::string& text, const std::string& flag) {
-  std::vector<PoolSpec> out;
+std::vector<core::PoolSpec> parse_pool_list(const std::string& text, const std::string& flag) {
+  std::vector<core::PoolSpec> out;
   for (const auto& item : split(text)) {
     std::string reason;
-    auto spec = parse_pool_spec(trim(item), &reason);
+    auto spec = core::parse_pool_spec(trim(item), &reason);
     if (!spec) throw BadInput{flag, reason};
     out.push_back(*spec);
   }
@@ -147,20 +147,20 @@ BlockingKind parse_blocking_kind_flag(const std::string& text, const std::string
   return *kind;
 }
 
-std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
-  std::vector<run::PointSpec> points;
+std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
+  std::vector<engine::PointSpec> points;
   for (const auto& workload : grid.workloads) {
     for (const auto backend : grid.ports) {
      for (const auto& dispatch : grid.dispatch) {
       const bool per_thread = dispatch == Dispatch::per_thread;
       // Per-thread ports have concurrency 1 each: one concurrency value, "1".
-      const std::vector<CountSpec> one{CountSpec{"1", 0, 1}};
+      const std::vector<core::CountSpec> one{core::CountSpec{"1", 0, 1}};
       for (const auto& c : per_thread ? one : grid.concurrency) {
         for (const auto& p : grid.pool) {
           // A self-sizing pool shares one port: not a per-thread-ports point.
           if (per_thread && p.is_auto()) continue;
           for (const double b : grid.blocking) {
-            run::PointSpec point;
+            engine::PointSpec point;
             point.workload = workload;
             point.workload_params = grid.workload_params;
             point.port = backend;
@@ -185,7 +185,7 @@ std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
   return points;
 }
 
-std::string point_id(const run::PointSpec& point) {
+std::string point_id(const engine::PointSpec& point) {
   std::ostringstream id;
   id << to_string(point.workload) << '/' << port::to_string(point.port) << "/c=" << point.concurrency.text
      << "/p=" << point.pool.text << "/b=" << ratio_text(point.blocking_ratio) << '/'

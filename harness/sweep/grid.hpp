@@ -24,8 +24,8 @@ struct Grid {
   // Dispatch models: shared (one port) and/or per-thread (each worker its own port, C = 1; the
   // concurrency axis collapses to "1" for it).
   std::vector<Dispatch> dispatch{Dispatch::shared};
-  std::vector<CountSpec> concurrency;  // default 0, N, 2N
-  std::vector<PoolSpec> pool;          // default N, 2N, 2N+2; "auto..." a self-sizing pool
+  std::vector<core::CountSpec> concurrency;  // default 0, N, 2N
+  std::vector<core::PoolSpec> pool;          // default N, 2N, 2N+2; "auto..." a self-sizing pool
   std::vector<double> blocking{0, 0.25, 0.5, 0.75};
   BlockingKind blocking_kind = BlockingKind::sleep;
   std::uint32_t working_set_kib = 0;  // per worker thread, touched on every packet
@@ -44,10 +44,10 @@ Grid default_grid();
 Grid quick_grid();
 
 // Comma-separated lists; throw BadInput naming `flag`.
-std::vector<CountSpec> parse_count_list(const std::string& text, bool allow_zero,
+std::vector<core::CountSpec> parse_count_list(const std::string& text, bool allow_zero,
                                         const std::string& flag);
 // Pool specs: counts and "auto[:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]]]".
-std::vector<PoolSpec> parse_pool_list(const std::string& text, const std::string& flag);
+std::vector<core::PoolSpec> parse_pool_list(const std::string& text, const std::string& flag);
 std::vector<double> parse_ratio_list(const std::string& text, const std::string& flag);
 std::vector<WorkloadKind> parse_workload_list(const std::string& text, const std::string& flag);
 std::vector<port::Backend> parse_port_list(const std::string& text, const std::string& flag);
@@ -56,10 +56,10 @@ std::vector<Dispatch> parse_dispatch_list(const std::string& text, const std::st
 BlockingKind parse_blocking_kind_flag(const std::string& text, const std::string& flag);
 
 // Every point of the grid on a machine with `logical_cpus` CPUs, in a stable order.
-std::vector<run::PointSpec> expand(const Grid& grid, unsigned logical_cpus);
+std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus);
 
 // The identity of a point across machines: workload, port, specs, ratio, kind, work.
-std::string point_id(const run::PointSpec& point);
+std::string point_id(const engine::PointSpec& point);
 // The id's last part, its completion path: "/cp=PATH" for a file or socket point whose
 // workload_params name a path other than the default, else empty (the default's ids stay short;
 // post ids never name one). point_id ends with it, and --resume rewrites an older file's ids

@@ -5,7 +5,7 @@
 
 #include "platform/terminal.hpp"
 
-namespace iocpbench::report {
+namespace iocpbench::sweep {
 namespace {
 
 std::string clock_text(double seconds) {
@@ -18,7 +18,7 @@ std::string clock_text(double seconds) {
 }  // namespace
 
 Progress::Progress(std::size_t total_runs, bool quiet)
-    : total_(total_runs), quiet_(quiet), terminal_(stderr_is_terminal()) {}
+    : total_(total_runs), quiet_(quiet), terminal_(platform::stderr_is_terminal()) {}
 
 void Progress::starting(const std::string& what) {
   current_ = what;
@@ -55,4 +55,4 @@ void Progress::done() {
   if (!quiet_ && terminal_) std::cerr << '\n';
 }
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::sweep

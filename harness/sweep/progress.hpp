@@ -6,7 +6,7 @@
 #include <chrono>
 #include <string>
 
-namespace iocpbench::report {
+namespace iocpbench::sweep {
 
 class Progress {
  public:
@@ -25,4 +25,4 @@ class Progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-}  // namespace iocpbench::report
+}  // namespace iocpbench::sweep

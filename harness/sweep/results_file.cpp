@@ -53,8 +53,8 @@ results::SweepBlock sweep_block(const Grid& grid) {
 ResumedFile read_for_resume(const std::string& path) {
   Json json = read_json(path);
   const std::string not_results = "'" + path + "' is not an iocpbench results file of schema version " +
-                                  std::to_string(report::kResultsSchemaVersion);
-  if (!json.is_object() || json.value(results::key::kSchemaVersion, 0) != report::kResultsSchemaVersion) {
+                                  std::to_string(core::kResultsSchemaVersion);
+  if (!json.is_object() || json.value(results::key::kSchemaVersion, 0) != core::kResultsSchemaVersion) {
     throw BadInput{"--resume", not_results};
   }
   check_is_a_sweep(json, path);

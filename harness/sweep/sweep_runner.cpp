@@ -22,10 +22,10 @@ namespace iocpbench::sweep {
 namespace {
 
 
-nlohmann::json probe_block(port::Backend backend, const report::MachineInfo& machine) {
+nlohmann::json probe_block(port::Backend backend, const platform::MachineInfo& machine) {
   const auto findings = port::probe_semantics(
       [backend](unsigned m) { return port::make_port(backend, {.concurrency = m}); });
-  return report::probe_to_json(backend, machine, findings);
+  return results::probe_to_json(backend, machine, findings);
 }
 
 bool has_run(const results::PointResult& point, unsigned repetition) {
@@ -44,14 +44,14 @@ double ci_half_width_pct(const nlohmann::json& summary) {
 
 // The document a sweep starts from: the resumed file as it is, or a new one with the grid (and
 // the port's semantic probe); either way not complete until the last run.
-results::ResultsDocument start_document(const SweepJob& job, const report::MachineInfo& machine) {
+results::ResultsDocument start_document(const SweepJob& job, const platform::MachineInfo& machine) {
   const Grid& grid = job.grid;
   results::ResultsDocument doc;
   if (job.resume) {
     doc = *job.resume;
   } else {
     results::SweepBlock sweep = sweep::sweep_block(grid);
-    sweep.started = report::utc_timestamp();
+    sweep.started = core::utc_timestamp();
     sweep.schedule = "repetition rounds, points shuffled per round (seed)";
     doc = results::new_document(std::move(sweep));
     if (job.probe) {
@@ -66,7 +66,7 @@ results::ResultsDocument start_document(const SweepJob& job, const report::Machi
 
 // The grid's points in order, each with the runs `resumed` (a file's points) already has for its
 // id, summarised.
-std::vector<results::PointResult> point_list(const std::vector<run::PointSpec>& points,
+std::vector<results::PointResult> point_list(const std::vector<engine::PointSpec>& points,
                                              const std::vector<results::PointResult>& resumed) {
   std::map<std::string, const results::PointResult*> previous;  // resumed points by id
   for (const auto& point : resumed) previous[point.id.value_or("")] = &point;
@@ -86,9 +86,9 @@ std::vector<results::PointResult> point_list(const std::vector<run::PointSpec>& 
 // Runs slots one at a time into the document, which is rewritten after each.
 class SlotRunner {
  public:
-  SlotRunner(const SweepJob& job, const std::vector<run::PointSpec>& points,
+  SlotRunner(const SweepJob& job, const std::vector<engine::PointSpec>& points,
              const std::atomic<bool>& stop_requested, results::ResultsDocument& doc,
-             report::Progress& progress, SweepOutcome& outcome)
+             sweep::Progress& progress, SweepOutcome& outcome)
       : job_(job), points_(points), stop_requested_(stop_requested), doc_(doc),
         progress_(progress), outcome_(outcome),
         warned_(points.size(), false) {}
@@ -111,7 +111,7 @@ class SlotRunner {
     progress_.starting(point_id(spec) + " rep " + std::to_string(slot.repetition));
     results::PointResult& point = doc_.points[slot.point];
     try {
-      const run::RunResult result = run::run_point(spec, &stop_requested_, slot.repetition);
+      const engine::RunResult result = engine::run_point(spec, &stop_requested_, slot.repetition);
       if (result.interrupted) return false;  // abandoned: not recorded, rerun on --resume
       point.runs.push_back(results::run_record(result));
       warn_not_honoured(slot.point, point.runs.back());
@@ -138,10 +138,10 @@ class SlotRunner {
   }
 
   const SweepJob& job_;
-  const std::vector<run::PointSpec>& points_;
+  const std::vector<engine::PointSpec>& points_;
   const std::atomic<bool>& stop_requested_;
   results::ResultsDocument& doc_;
-  report::Progress& progress_;
+  sweep::Progress& progress_;
   SweepOutcome& outcome_;
   std::vector<bool> warned_;
 };
@@ -164,7 +164,7 @@ bool run_target_ci_rounds(const Grid& grid, SlotRunner& runner) {
 }
 
 // One line, not one per point: how many points are noisy, and the worst of them.
-void warn_noisy_points(const std::vector<results::PointResult>& doc_points, report::Progress& progress) {
+void warn_noisy_points(const std::vector<results::PointResult>& doc_points, sweep::Progress& progress) {
   std::size_t noisy = 0;
   double worst_cv = 0;
   std::string worst;
@@ -197,7 +197,7 @@ void validate_grid(const Grid& grid) {
   if (grid.max_repetitions < grid.repetitions && grid.target_ci_pct > 0) {
     throw BadInput{"--max-repetitions", "must be at least --repetitions"};
   }
-  for (const auto& point : expand(grid, platform::logical_cpus())) run::validate_point(point);
+  for (const auto& point : expand(grid, platform::logical_cpus())) engine::validate_point(point);
 }
 
 void check_same_machine(const nlohmann::json& existing, const nlohmann::json& machine) {
@@ -212,8 +212,8 @@ void check_same_machine(const nlohmann::json& existing, const nlohmann::json& ma
 
 SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_requested) {
   const Grid& grid = job.grid;
-  const report::MachineInfo machine = report::gather_machine_info();
-  const std::vector<run::PointSpec> points = expand(grid, machine.logical_cpus);
+  const platform::MachineInfo machine = platform::gather_machine_info();
+  const std::vector<engine::PointSpec> points = expand(grid, machine.logical_cpus);
 
   SweepOutcome outcome;
   results::ResultsDocument& doc = outcome.document;
@@ -226,7 +226,7 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
       points.size(), grid.repetitions, grid.seed,
       [&](std::size_t p, unsigned r) { return has_run(doc_points[p], r); });
 
-  report::Progress progress(schedule.size(), job.quiet);
+  sweep::Progress progress(schedule.size(), job.quiet);
   SlotRunner runner{job, points, stop_requested, doc, progress, outcome};
   const bool interrupted = !runner.run_all(schedule) || !run_target_ci_rounds(grid, runner);
   progress.done();
@@ -235,7 +235,7 @@ SweepOutcome run_sweep(const SweepJob& job, const std::atomic<bool>& stop_reques
   outcome.interrupted = interrupted;
   outcome.complete = !interrupted && outcome.failed_runs == 0;
   doc.sweep.complete = outcome.complete;
-  doc.sweep.finished = outcome.complete ? std::optional<std::string>(report::utc_timestamp()) : std::nullopt;
+  doc.sweep.finished = outcome.complete ? std::optional<std::string>(core::utc_timestamp()) : std::nullopt;
   results::write_file(job.json_path, doc);
   return outcome;
 }

@@ -35,9 +35,9 @@
 namespace iocpbench::tune {
 
 struct Candidate {
-  sweep::CountSpec concurrency;
+  core::CountSpec concurrency;
   unsigned concurrency_value = 0;  // as the port resolves it (0 = N already resolved)
-  sweep::CountSpec pool;
+  core::CountSpec pool;
   unsigned pool_value = 0;
   // ops/s, one value per round; in the final phase every finalist has the same rounds, so
   // index r of two candidates were measured side by side.

@@ -12,9 +12,9 @@
 namespace iocpbench::tune {
 namespace {
 
-sweep::CountSpec spec_of(const std::string& text) { return *sweep::parse_count_spec(text, true, nullptr); }
+core::CountSpec spec_of(const std::string& text) { return *core::parse_count_spec(text, true, nullptr); }
 
-unsigned concurrency_of(const run::PointSpec& spec, unsigned n) {
+unsigned concurrency_of(const engine::PointSpec& spec, unsigned n) {
   return spec.concurrency_value == 0 ? n : spec.concurrency_value;
 }
 
@@ -27,12 +27,12 @@ std::vector<std::size_t> indices(std::size_t from, std::size_t to) {
 // Phase 2's settings: the neighbours of `base` (pool +-1, +-2; concurrency +-1, not for
 // per-thread dispatch, whose concurrency is always 1 per port). `base` by value: adding trials
 // moves the session's.
-void add_neighbours(Session& session, run::PointSpec base) {
+void add_neighbours(Session& session, engine::PointSpec base) {
   const unsigned base_concurrency = concurrency_of(base, session.logical_cpus());
   for (const int dp : {-2, -1, 1, 2}) {
     const long p = static_cast<long>(base.pool_value) + dp;
     if (p < 1) continue;
-    run::PointSpec spec = base;
+    engine::PointSpec spec = base;
     spec.pool = spec_of(std::to_string(p));
     spec.pool_value = static_cast<unsigned>(p);
     session.add_trial(spec);
@@ -40,7 +40,7 @@ void add_neighbours(Session& session, run::PointSpec base) {
   for (const int dc : {-1, 1}) {
     const long c = static_cast<long>(base_concurrency) + dc;
     if (c < 1 || base.dispatch == Dispatch::per_thread) continue;
-    run::PointSpec spec = base;
+    engine::PointSpec spec = base;
     spec.concurrency = spec_of(std::to_string(c));
     spec.concurrency_value = static_cast<unsigned>(c);
     session.add_trial(spec);
@@ -86,7 +86,7 @@ double geometric_mean(const std::vector<double>& values) {
 }
 
 RuleOfThumb rule_of_thumb(const TuneOutcome& t, const std::string& rule, std::size_t i, double screen_best_level) {
-  const run::PointSpec& spec = t.trials[i].spec;
+  const engine::PointSpec& spec = t.trials[i].spec;
   RuleOfThumb out{rule, t.trials[i].id, spec.pool_value, {}, std::nullopt, 0};
   const std::vector<std::size_t>& finalist_trials = t.final_stages.finalist_trials;
   const auto f = std::find(finalist_trials.begin(), finalist_trials.end(), i);
@@ -105,23 +105,23 @@ RuleOfThumb rule_of_thumb(const TuneOutcome& t, const std::string& rule, std::si
 // The parts of a point's JSON that blocking_fidelity reads, as results::point_result and
 // results/run_record.cpp write them (ExclusionReason.JudgesAsTheResultsFileDoes checks that they agree):
 // the whole point's JSON on every look would cost the simulations minutes.
-nlohmann::json fidelity_point(const run::PointSpec& spec) {
+nlohmann::json fidelity_point(const engine::PointSpec& spec) {
   return {{"blocking", {{"ratio", spec.blocking_ratio}}}, {"runs", nlohmann::json::array()}};
 }
 
-nlohmann::json fidelity_run(const run::RunResult& r) {
+nlohmann::json fidelity_run(const engine::RunResult& r) {
   return {{"achieved_blocking_ratio", r.achieved_blocking_ratio},
           {"blocked_only_ratio", r.blocked_only_ratio ? nlohmann::json(*r.blocked_only_ratio) : nlohmann::json()},
           {"handler_time", r.handler_time}};
 }
 
 // exclusion_reason, given `runs` and their fidelity_point.
-std::optional<std::string> judged_exclusion(const nlohmann::json& point, const std::vector<run::RunResult>& runs) {
+std::optional<std::string> judged_exclusion(const nlohmann::json& point, const std::vector<engine::RunResult>& runs) {
   if (runs.empty()) return std::nullopt;
   for (const auto& r : runs) {
     if (!r.drained) return std::string("a run did not drain");
   }
-  const nlohmann::json fidelity = sweep::blocking_fidelity(point);
+  const nlohmann::json fidelity = stats::blocking_fidelity(point);
   if (!fidelity.value("within_tolerance", true)) {
     return "blocking ratio not honoured: " + fidelity.value("reason", std::string("no reason given"));
   }
@@ -130,7 +130,7 @@ std::optional<std::string> judged_exclusion(const nlohmann::json& point, const s
 
 }  // namespace
 
-std::optional<std::string> exclusion_reason(const run::PointSpec& spec, const std::vector<run::RunResult>& runs) {
+std::optional<std::string> exclusion_reason(const engine::PointSpec& spec, const std::vector<engine::RunResult>& runs) {
   nlohmann::json point = fidelity_point(spec);
   for (const auto& r : runs) point["runs"].push_back(fidelity_run(r));
   return judged_exclusion(point, runs);
@@ -139,7 +139,7 @@ std::optional<std::string> exclusion_reason(const run::PointSpec& spec, const st
 Session::Session(const Settings& settings, Runner& runner)
     : settings_(settings), runner_(runner), order_(settings.grid.seed) {}
 
-void Session::add_trial(run::PointSpec spec) {
+void Session::add_trial(engine::PointSpec spec) {
   const unsigned c = concurrency_of(spec, logical_cpus());
   const bool tried = std::any_of(trials_.begin(), trials_.end(), [&](const Trial& t) {
     return concurrency_of(t.spec, logical_cpus()) == c && t.spec.pool_value == spec.pool_value;
@@ -160,7 +160,7 @@ void Session::measure(const std::vector<std::size_t>& which, unsigned rounds, un
     Trial& trial = trials_[slot.point];
     const std::string label = trial.id + (final_phase ? " final " : " screen ") +
                               std::to_string(slot.repetition - first_repetition);
-    std::optional<run::RunResult> result = runner_.run_once(trial.spec, slot.repetition, label);
+    std::optional<engine::RunResult> result = runner_.run_once(trial.spec, slot.repetition, label);
     if (!result) {
       interrupted_ = true;
       break;
@@ -196,7 +196,7 @@ const Session::RunsVerdict& Session::verdict(std::size_t trial) const {
     v.fidelity_point["runs"].push_back(fidelity_run(t.runs[v.runs]));
     v.switches.push_back(t.runs[v.runs].context_switches_per_kop);
   }
-  v.context_switches_per_kop = sweep::summarize(v.switches).median;
+  v.context_switches_per_kop = stats::summarize(v.switches).median;
   v.excluded = judged_exclusion(v.fidelity_point, t.runs);
   return v;
 }

@@ -44,16 +44,16 @@ class Runner {
   virtual void batch_ends() {}
   // One run of `spec` as `repetition`; `label` names it ("ID screen 0", "ID final 3"). nullopt:
   // the tune was interrupted; the run is dropped and nothing more is measured.
-  virtual std::optional<run::RunResult> run_once(const run::PointSpec& spec, unsigned repetition,
+  virtual std::optional<engine::RunResult> run_once(const engine::PointSpec& spec, unsigned repetition,
                                                  const std::string& label) = 0;
   // A line for the user while the search goes on (a further stage of the final).
   virtual void note(const std::string& line) { (void)line; }
 };
 
 struct Trial {
-  run::PointSpec spec;
+  engine::PointSpec spec;
   std::string id;                    // sweep::point_id(spec)
-  std::vector<run::RunResult> runs;  // every phase, for the results file
+  std::vector<engine::RunResult> runs;  // every phase, for the results file
   std::vector<double> screening_ops_per_s;
   std::vector<double> final_ops_per_s;  // the current stage's, one per final round in round order
 };
@@ -64,7 +64,7 @@ enum class Phase { kScreening, kFinal };
 // a setting under "excluded" and never chooses it (nor takes it as the best). This is the one
 // place that decides: a run that did not drain, or a point whose blocking ratio was not honoured
 // (points[].blocking_fidelity.within_tolerance false: it did not measure the b that was asked).
-std::optional<std::string> exclusion_reason(const run::PointSpec& spec, const std::vector<run::RunResult>& runs);
+std::optional<std::string> exclusion_reason(const engine::PointSpec& spec, const std::vector<engine::RunResult>& runs);
 
 // The settings tried and their runs.
 class Session {
@@ -77,7 +77,7 @@ class Session {
   const std::vector<Trial>& trials() const { return trials_; }
 
   // One trial per distinct (concurrency, pool) value on this machine.
-  void add_trial(run::PointSpec spec);
+  void add_trial(engine::PointSpec spec);
   // `rounds` interleaved rounds over the trials `which` (repetition numbers from
   // `first_repetition`): each round runs every one once, in a fresh random order, so slow drift
   // of the machine falls on all of them alike. Nothing after an interruption.

@@ -21,7 +21,7 @@ nlohmann::json candidate_json(const tune::Candidate& c, const std::string& id) {
   return {{"id", id},
           {"concurrency", {{"spec", c.concurrency.text}, {"value", c.concurrency_value}}},
           {"pool", {{"spec", c.pool.text}, {"value", c.pool_value}}},
-          {"throughput_ops_per_s", sweep::to_json(sweep::summarize(c.throughput_by_round))},
+          {"throughput_ops_per_s", stats::to_json(stats::summarize(c.throughput_by_round))},
           {"context_switches_per_kop", c.context_switches_per_kop}};
 }
 

@@ -40,9 +40,9 @@ class FileWorkload final : public Workload {
     env_ = env;
     const io::TransportEnv transport = transport_env(env, params_.completion_path);
     io::require_dispatch(transport, "file");
-    const DataFileRequest request = data_file_request(params_);
+    const io::DataFileRequest request = data_file_request(params_);
     path_ = request.path;
-    const DataFile data = prepare_data_file(request);  // never resizes a file that exists
+    const io::DataFile data = io::prepare_data_file(request);  // never resizes a file that exists
     created_ = data.created;
     written_ = request.writes;
     blocks_ = data.bytes / params_.block_size;

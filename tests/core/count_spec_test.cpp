@@ -2,7 +2,7 @@
 
 #include "core/count_spec.hpp"
 
-namespace iocpbench::sweep {
+namespace iocpbench::core {
 namespace {
 
 CountSpec parse_ok(const char* text, bool allow_zero = false) {
@@ -42,4 +42,4 @@ TEST(CountSpec, RejectsMalformedSpecsWithAReason) {
 }
 
 }  // namespace
-}  // namespace iocpbench::sweep
+}  // namespace iocpbench::core

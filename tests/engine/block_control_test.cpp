@@ -20,14 +20,14 @@
 namespace {
 
 using namespace iocpbench;
-using run::BlockSizer;
-using run::HandlerSplit;
+using engine::BlockSizer;
+using engine::HandlerSplit;
 
 TEST(HandlerSplit, PartsAddUpToTheHandlersWallTime) {
   // 100 us handler: 30 us on a CPU, 10 us waiting for one, so 60 us blocked; the block began at
   // 20 us, with 5 us of its CPU and 10 us of its wait inside it.
   const metrics::SchedSample start{1000, 500}, block{1000 + 25'000, 500}, done{1000 + 30'000, 10'500};
-  const HandlerSplit s = run::split_handler(true, 0, 20'000, 100'000, start, block, done);
+  const HandlerSplit s = engine::split_handler(true, 0, 20'000, 100'000, start, block, done);
   EXPECT_EQ(s.cpu_ns, 30'000u);
   EXPECT_EQ(s.runnable_wait_ns, 10'000u);
   EXPECT_EQ(s.blocked_ns, 60'000u);
@@ -36,7 +36,7 @@ TEST(HandlerSplit, PartsAddUpToTheHandlersWallTime) {
 }
 
 TEST(HandlerSplit, WithoutSchedulerSamplesTheWallTimesSplitIt) {
-  const HandlerSplit s = run::split_handler(false, 0, 20'000, 100'000, {}, {}, {});
+  const HandlerSplit s = engine::split_handler(false, 0, 20'000, 100'000, {}, {}, {});
   EXPECT_EQ(s.cpu_ns, 20'000u);
   EXPECT_EQ(s.blocked_ns, 80'000u);
   EXPECT_EQ(s.runnable_wait_ns, 0u);
@@ -124,7 +124,7 @@ TEST(ThreadSchedClock, ARealSleepIsBlockedTimeAndThePartsAddUpToTheWallTime) {
     platform::precise_sleep(std::chrono::nanoseconds(request));
     const metrics::SchedSample s1 = sched.sample();
     const std::uint64_t t1 = metrics::now_ns();
-    const HandlerSplit s = run::split_handler(true, t0, t0, t1, s0, s0, s1);
+    const HandlerSplit s = engine::split_handler(true, t0, t0, t1, s0, s0, s1);
     EXPECT_GE(t1 - t0, request);
     // The CPU the sleep call itself used (microseconds) is the only part of the request that
     // can read as not blocked; 200 us is far above it and far below the request.
@@ -136,13 +136,13 @@ TEST(ThreadSchedClock, ARealSleepIsBlockedTimeAndThePartsAddUpToTheWallTime) {
 }
 
 // The post workload on one thread (C = 1, pool 1), so nothing waits for this point's own CPU.
-run::PointSpec one_thread_post(double work_us, double ratio, double duration_s) {
-  run::PointSpec spec;
+engine::PointSpec one_thread_post(double work_us, double ratio, double duration_s) {
+  engine::PointSpec spec;
   spec.workload = iocpbench::WorkloadKind::post;
   spec.workload_params = {{"posters", 1}, {"in_flight", 4}};
   spec.concurrency = {"1", 0, 1};
   spec.concurrency_value = 1;
-  spec.pool = sweep::CountSpec{"1", 0, 1};
+  spec.pool = core::CountSpec{"1", 0, 1};
   spec.pool_value = 1;
   spec.work_us = work_us;
   spec.blocking_ratio = ratio;
@@ -158,8 +158,8 @@ run::PointSpec one_thread_post(double work_us, double ratio, double duration_s) 
 // b = 0.6. How close a quiet machine comes (within 0.004) is bench/blocking_fidelity.py's job.
 TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
   if (!metrics::ThreadSchedClock().available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
-  const run::PointSpec spec = one_thread_post(200, 0.6, 0.4);
-  const run::RunResult r = run::run_point(spec, nullptr);
+  const engine::PointSpec spec = one_thread_post(200, 0.6, 0.4);
+  const engine::RunResult r = engine::run_point(spec, nullptr);
   ASSERT_GT(r.ops, 100u);
   const nlohmann::json& h = r.handler_time;
   const double parts = h.at("cpu_us_mean").get<double>() + h.at("blocked_us_mean").get<double>() +
@@ -181,8 +181,8 @@ TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
 // A block far below what a sleep can honour is said, never silent: the run flags it.
 TEST(RunPoint, ABlockTooShortToHonourIsFlagged) {
   if (!metrics::ThreadSchedClock().available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
-  const run::PointSpec spec = one_thread_post(1, 0.25, 0.2);  // b = 0.25 of 1 us: a 0.33 us block
-  const run::RunResult r = run::run_point(spec, nullptr);
+  const engine::PointSpec spec = one_thread_post(1, 0.25, 0.2);  // b = 0.25 of 1 us: a 0.33 us block
+  const engine::RunResult r = engine::run_point(spec, nullptr);
   EXPECT_FALSE(r.handler_time.at("honoured").get<bool>());
   EXPECT_TRUE(r.handler_time.at("not_honoured_because").is_string());
   const nlohmann::json point = results::to_json(results::point_result(spec, {r}));

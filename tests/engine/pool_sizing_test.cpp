@@ -66,8 +66,8 @@ struct Bench {
 };
 
 // A handler that sleeps 200 us per packet: a thread holding a packet is busy, the CPU idle.
-run::HandlerSpec sleepy_handler() {
-  run::HandlerSpec h;
+engine::HandlerSpec sleepy_handler() {
+  engine::HandlerSpec h;
   h.work_us = 50;
   h.blocking_ratio = 0.8;
   return h;
@@ -77,7 +77,7 @@ run::HandlerSpec sleepy_handler() {
 struct Totals {
   std::uint64_t stops = 0, packets = 0, remove_failures = 0;
 };
-Totals totals(const run::Pool& pool) {
+Totals totals(const engine::Pool& pool) {
   Totals t;
   for (const auto& s : pool.stats()) {
     t.stops += s.stop_packets;
@@ -99,12 +99,12 @@ bool wait_for(Predicate predicate, std::chrono::seconds limit = 10s) {
 
 TEST(PoolSizing, GrowsToItsMaximumWhenEveryThreadIsBusyAndShrinksToItsMinimumWhenIdle) {
   Bench b;
-  run::PoolSizing sizing{.min_threads = 1,
+  engine::PoolSizing sizing{.min_threads = 1,
                          .max_threads = 6,
                          .grow_below_cpu_pct = 100,
                          .shrink_above_cpu_pct = 100,
                          .idle_timeout_ms = 20};
-  run::Pool pool({b.port.get()}, b.workload, sleepy_handler(), 0, b.roles, b.phase, sizing);
+  engine::Pool pool({b.port.get()}, b.workload, sleepy_handler(), 0, b.roles, b.phase, sizing);
   pool.start();
   EXPECT_EQ(pool.threads(), 1u);
   b.post(3000);  // 3000 x 250 us of handler time: long enough to reach 6 threads
@@ -114,7 +114,7 @@ TEST(PoolSizing, GrowsToItsMaximumWhenEveryThreadIsBusyAndShrinksToItsMinimumWhe
   ASSERT_TRUE(wait_for([&] { return pool.threads() == 1; })) << "stuck at " << pool.threads();
   pool.stop();
 
-  const run::PoolTimeline t = pool.timeline();
+  const engine::PoolTimeline t = pool.timeline();
   EXPECT_GE(t.grows, 5u);
   EXPECT_EQ(t.shrinks, t.grows) << "back to where it started";
   ASSERT_FALSE(t.events.empty());
@@ -134,13 +134,13 @@ TEST(PoolSizing, GrowsToItsMaximumWhenEveryThreadIsBusyAndShrinksToItsMinimumWhe
 // A pool with `sizing` handles a batch of packets with the sleepy handler and is stopped.
 struct Outcome {
   unsigned threads_when_done = 0;  // once every packet was handled, before stop()
-  run::PoolTimeline timeline;
+  engine::PoolTimeline timeline;
   Totals totals;
   std::size_t left_in_port = 0;
 };
-Outcome handle_batch(const run::PoolSizing& sizing, unsigned packets) {
+Outcome handle_batch(const engine::PoolSizing& sizing, unsigned packets) {
   Bench b;
-  run::Pool pool({b.port.get()}, b.workload, sleepy_handler(), 0, b.roles, b.phase, sizing);
+  engine::Pool pool({b.port.get()}, b.workload, sleepy_handler(), 0, b.roles, b.phase, sizing);
   pool.start();
   b.post(packets);
   Outcome out;
@@ -189,7 +189,7 @@ TEST(PoolSizing, HighCpuUseShrinksAGrownPool) {
                                   .shrink_above_cpu_pct = 0,
                                   .idle_timeout_ms = 5000},
                                  3000);
-  const run::PoolTimeline& t = o.timeline;
+  const engine::PoolTimeline& t = o.timeline;
   EXPECT_GT(t.grows, 0u);
   EXPECT_GT(t.shrinks, 0u);
   EXPECT_EQ(t.grows - t.shrinks + 1, t.events.back().threads)
@@ -205,19 +205,19 @@ TEST(PoolSizing, ChurnAtEveryPacketKeepsEveryPacketAndStopPacket) {
   // while stop() runs, several times over.
   for (int round = 0; round < 5; ++round) {
     Bench b;
-    run::PoolSizing churn{.min_threads = 1,
+    engine::PoolSizing churn{.min_threads = 1,
                           .max_threads = 8,
                           .grow_below_cpu_pct = 100,
                           .shrink_above_cpu_pct = 0,
                           .idle_timeout_ms = 1};
-    run::HandlerSpec none;  // no work: as fast as the port goes
-    run::Pool pool({b.port.get()}, b.workload, none, 0, b.roles, b.phase, churn);
+    engine::HandlerSpec none;  // no work: as fast as the port goes
+    engine::Pool pool({b.port.get()}, b.workload, none, 0, b.roles, b.phase, churn);
     pool.start();
     b.post(20000);
     pool.stop();  // mid-churn: packets still queued
     const auto [stops, packets, remove_failures] = totals(pool);
     EXPECT_EQ(remove_failures, 0u);
-    const run::PoolTimeline t = pool.timeline();
+    const engine::PoolTimeline t = pool.timeline();
     const unsigned at_stop = t.events.back().threads;
     EXPECT_EQ(stops, at_stop) << "round " << round;
     EXPECT_EQ(packets + b.port->depth().value_or(0), 20000u)
@@ -226,18 +226,18 @@ TEST(PoolSizing, ChurnAtEveryPacketKeepsEveryPacketAndStopPacket) {
 }
 
 TEST(PoolSizing, ThroughRunPointTheResultsCarryTheSizesOverTime) {
-  run::PointSpec spec;
+  engine::PointSpec spec;
   spec.workload = iocpbench::WorkloadKind::post;
   spec.port = port::Backend::emulated;
-  spec.concurrency = sweep::CountSpec{"N", 1, 0};
+  spec.concurrency = core::CountSpec{"N", 1, 0};
   spec.concurrency_value = platform::logical_cpus();
-  spec.pool = *sweep::parse_pool_spec("auto:1:4N:100:100:1000", nullptr);
+  spec.pool = *core::parse_pool_spec("auto:1:4N:100:100:1000", nullptr);
   spec.pool_value = spec.pool.resolve(platform::logical_cpus());
   spec.work_us = 20;
   spec.blocking_ratio = 0.75;
   spec.duration_s = 0.3;
   spec.warmup_s = 0.2;
-  const run::RunResult r = run::run_point(spec, nullptr);
+  const engine::RunResult r = engine::run_point(spec, nullptr);
   ASSERT_TRUE(r.pool_sizing.is_object());
   const auto& s = r.pool_sizing;
   EXPECT_EQ(s["settings"]["min_threads"], 1);
@@ -261,21 +261,21 @@ TEST(PoolSizing, ThroughRunPointTheResultsCarryTheSizesOverTime) {
 }
 
 TEST(PoolWindow, TimeWeightedMeanOverTheWindow) {
-  run::SizeTracker t;
+  engine::SizeTracker t;
   t.start(0, 2);
-  const run::PoolWindowSummary warmup = t.mark(50);  // 2 threads for 50 ns
+  const engine::PoolWindowSummary warmup = t.mark(50);  // 2 threads for 50 ns
   EXPECT_DOUBLE_EQ(warmup.mean_threads, 2.0);
   t.change(100, 4);
   t.change(300, 3);
   t.change(280, 1);  // an earlier time than the last change counts as the last
-  const run::PoolWindowSummary s = t.mark(450);
+  const engine::PoolWindowSummary s = t.mark(450);
   EXPECT_EQ(s.threads_at_start, 2u);
   EXPECT_EQ(s.threads_at_end, 1u);
   EXPECT_EQ(s.min_threads, 1u);
   EXPECT_EQ(s.max_threads, 4u);
   // (50 x 2 + 200 x 4 + 0 x 3 + 150 x 1) / 400
   EXPECT_DOUBLE_EQ(s.mean_threads, 1050.0 / 400.0);
-  const run::PoolWindowSummary flat = t.mark(700);
+  const engine::PoolWindowSummary flat = t.mark(700);
   EXPECT_EQ(flat.threads_at_start, 1u);
   EXPECT_EQ(flat.min_threads, 1u);
   EXPECT_DOUBLE_EQ(flat.mean_threads, 1.0);

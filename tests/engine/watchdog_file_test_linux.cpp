@@ -20,7 +20,7 @@ TEST(WatchdogRun, FileWorkloadReportNamesTheCompletionSource) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("iocpbench-watchdog-test-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  iocpbench::run::PointSpec spec;
+  iocpbench::engine::PointSpec spec;
   spec.workload = iocpbench::WorkloadKind::file;
   spec.workload_params = {{"file", (dir / "data.bin").string()},
                           {"file_size_mib", 4},
@@ -28,7 +28,7 @@ TEST(WatchdogRun, FileWorkloadReportNamesTheCompletionSource) {
                           {"outstanding", 8}};
   spec.concurrency = {"2", 0, 2};
   spec.concurrency_value = 2;
-  spec.pool = iocpbench::sweep::CountSpec{"4", 0, 4};
+  spec.pool = iocpbench::core::CountSpec{"4", 0, 4};
   spec.pool_value = 4;
   spec.duration_s = 60;
   spec.warmup_s = 0.05;
@@ -36,7 +36,7 @@ TEST(WatchdogRun, FileWorkloadReportNamesTheCompletionSource) {
   spec.wrap_workload = stalling(Stall::stop_resubmitting, 200);
   std::string message;
   try {
-    iocpbench::run::run_point(spec, nullptr);
+    iocpbench::engine::run_point(spec, nullptr);
   } catch (const std::runtime_error& e) {
     message = e.what();
   }

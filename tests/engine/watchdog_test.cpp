@@ -21,10 +21,10 @@
 
 namespace {
 
-using iocpbench::run::PointSpec;
-using iocpbench::run::ProgressBoard;
-using iocpbench::run::Watchdog;
-using iocpbench::run::watchdog_limit_s;
+using iocpbench::engine::PointSpec;
+using iocpbench::engine::ProgressBoard;
+using iocpbench::engine::Watchdog;
+using iocpbench::engine::watchdog_limit_s;
 using iocpbench::test::Stall;
 using iocpbench::test::stalling;
 
@@ -83,7 +83,7 @@ PointSpec post_spec() {
   spec.workload_params = {{"posters", 0}, {"in_flight", 8}};  // closed loop: the pool re-posts
   spec.concurrency = {"2", 0, 2};
   spec.concurrency_value = 2;
-  spec.pool = iocpbench::sweep::CountSpec{"4", 0, 4};
+  spec.pool = iocpbench::core::CountSpec{"4", 0, 4};
   spec.pool_value = 4;
   spec.duration_s = 60;  // the stall ends the run long before
   spec.warmup_s = 0.05;
@@ -93,7 +93,7 @@ PointSpec post_spec() {
 
 std::string run_expecting_watchdog(PointSpec spec) {
   try {
-    iocpbench::run::run_point(spec, nullptr);
+    iocpbench::engine::run_point(spec, nullptr);
   } catch (const std::runtime_error& e) {
     return e.what();
   }
@@ -128,7 +128,7 @@ TEST(WatchdogRun, HealthyRunIsNotStopped) {
   PointSpec spec = post_spec();
   spec.duration_s = 0.3;
   spec.watchdog_s = 0;  // the real limit (5 s)
-  const auto result = iocpbench::run::run_point(spec, nullptr);
+  const auto result = iocpbench::engine::run_point(spec, nullptr);
   EXPECT_GT(result.ops, 0u);
   EXPECT_FALSE(result.interrupted);
 }

@@ -4,7 +4,7 @@
 
 #include "engine/working_set.hpp"
 
-namespace iocpbench::run {
+namespace iocpbench::engine {
 namespace {
 
 TEST(WorkingSet, TouchesEveryLineOnce) {
@@ -24,4 +24,4 @@ TEST(WorkingSet, ZeroTouchesNothing) {
 }
 
 }  // namespace
-}  // namespace iocpbench::run
+}  // namespace iocpbench::engine

@@ -19,9 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using iocpbench::BadInput;
-using iocpbench::report::FileLock;
-using iocpbench::report::try_lock_file;
-namespace workloads = iocpbench::workloads;
+using iocpbench::platform::FileLock;
+using iocpbench::platform::try_lock_file;
 
 class Folder : public ::testing::Test {
  protected:
@@ -66,14 +65,14 @@ TEST_F(FileLockTest, ASecondTryIsBusyAndNamesTheHolder) {
   auto first = try_lock_file(lock);
   ASSERT_TRUE(first.lock.held()) << first.error;
   std::optional<std::uint64_t> pid;
-  ASSERT_TRUE(iocpbench::report::parse_lock_file_text(read_text(lock), pid));
+  ASSERT_TRUE(iocpbench::platform::parse_lock_file_text(read_text(lock), pid));
   ASSERT_TRUE(pid.has_value()) << "the lock file names its holder";
   auto second = try_lock_file(lock);
   EXPECT_FALSE(second.lock.held());
   EXPECT_TRUE(second.busy);
   EXPECT_EQ(second.holder_pid, pid);
   std::string problem;
-  const FileLock refused = iocpbench::report::lock_results_file(dir_ / "r.json", problem);
+  const FileLock refused = iocpbench::platform::lock_results_file(dir_ / "r.json", problem);
   EXPECT_FALSE(refused.held());
   EXPECT_NE(problem.find("another iocpbench process (pid " + std::to_string(*pid)),
             std::string::npos)
@@ -114,19 +113,19 @@ TEST_F(FileLockTest, AForeignFileAtTheLockNameIsNeverWritten) {
 
 TEST(FileLockText, ParsesOnlyItsOwnFormat) {
   std::optional<std::uint64_t> pid;
-  EXPECT_TRUE(iocpbench::report::parse_lock_file_text("iocpbench pid 42\n", pid));
+  EXPECT_TRUE(iocpbench::platform::parse_lock_file_text("iocpbench pid 42\n", pid));
   EXPECT_EQ(pid, 42u);
-  EXPECT_TRUE(iocpbench::report::parse_lock_file_text("", pid));
+  EXPECT_TRUE(iocpbench::platform::parse_lock_file_text("", pid));
   EXPECT_FALSE(pid.has_value());
-  EXPECT_FALSE(iocpbench::report::parse_lock_file_text("iocpbench pid x\n", pid));
-  EXPECT_FALSE(iocpbench::report::parse_lock_file_text("hello\n", pid));
-  EXPECT_EQ(iocpbench::report::lock_file_text(7), "iocpbench pid 7\n");
+  EXPECT_FALSE(iocpbench::platform::parse_lock_file_text("iocpbench pid x\n", pid));
+  EXPECT_FALSE(iocpbench::platform::parse_lock_file_text("hello\n", pid));
+  EXPECT_EQ(iocpbench::platform::lock_file_text(7), "iocpbench pid 7\n");
 }
 
 using DataFileTest = Folder;
 
-workloads::DataFileRequest request_for(const fs::path& path, std::uint64_t create_bytes) {
-  workloads::DataFileRequest r;
+iocpbench::io::DataFileRequest request_for(const fs::path& path, std::uint64_t create_bytes) {
+  iocpbench::io::DataFileRequest r;
   r.path = path.string();
   r.named = true;
   r.create_bytes = create_bytes;
@@ -137,10 +136,10 @@ workloads::DataFileRequest request_for(const fs::path& path, std::uint64_t creat
 
 TEST_F(DataFileTest, ACreatedFileHasAMarkerAndIsNeverResizedLater) {
   auto r = request_for(dir_ / "new.dat", 1 << 20);
-  const auto made = workloads::prepare_data_file(r);
+  const auto made = iocpbench::io::prepare_data_file(r);
   EXPECT_TRUE(made.created && made.created_now);
   EXPECT_EQ(fs::file_size(r.path), 1u << 20);
-  EXPECT_TRUE(fs::exists(workloads::data_file_marker(r.path)));
+  EXPECT_TRUE(fs::exists(iocpbench::io::data_file_marker(r.path)));
   EXPECT_FALSE(fs::exists(r.path + ".lock")) << "the creation lock is released and removed";
   for (const auto& entry : fs::directory_iterator(dir_)) {
     const std::string name = entry.path().filename().string();
@@ -149,7 +148,7 @@ TEST_F(DataFileTest, ACreatedFileHasAMarkerAndIsNeverResizedLater) {
   }
   r.create_bytes = 2 << 20;
   r.writes = true;  // our own file: no --overwrite needed
-  const auto reused = workloads::prepare_data_file(r);
+  const auto reused = iocpbench::io::prepare_data_file(r);
   EXPECT_TRUE(reused.created);
   EXPECT_FALSE(reused.created_now);
   EXPECT_EQ(reused.bytes, 1u << 20);
@@ -160,16 +159,16 @@ TEST_F(DataFileTest, WritingAUsersFileNeedsOverwrite) {
   const fs::path path = dir_ / "user.dat";
   write_text(path, std::string(64 << 10, 'u'));
   auto r = request_for(path, 1 << 20);
-  EXPECT_EQ(refusal_flag([&] { workloads::check_data_file(r); }), "") << "reads are fine";
-  const auto used = workloads::prepare_data_file(r);
+  EXPECT_EQ(refusal_flag([&] { iocpbench::io::check_data_file(r); }), "") << "reads are fine";
+  const auto used = iocpbench::io::prepare_data_file(r);
   EXPECT_FALSE(used.created);
   EXPECT_EQ(used.bytes, 64u << 10) << "I/O stays within the file";
   r.writes = true;
-  EXPECT_EQ(refusal_flag([&] { workloads::check_data_file(r); }), "--overwrite");
+  EXPECT_EQ(refusal_flag([&] { iocpbench::io::check_data_file(r); }), "--overwrite");
   r.overwrite = true;
-  EXPECT_EQ(refusal_flag([&] { workloads::check_data_file(r); }), "");
+  EXPECT_EQ(refusal_flag([&] { iocpbench::io::check_data_file(r); }), "");
   EXPECT_EQ(read_text(path), std::string(64 << 10, 'u'));
-  EXPECT_FALSE(fs::exists(workloads::data_file_marker(path.string())));
+  EXPECT_FALSE(fs::exists(iocpbench::io::data_file_marker(path.string())));
 }
 
 TEST_F(DataFileTest, UnusablePathsAreRefusedNamingFile) {
@@ -177,7 +176,7 @@ TEST_F(DataFileTest, UnusablePathsAreRefusedNamingFile) {
   fs::create_directories(dir_ / "folder");
   for (const fs::path& path : {dir_ / "notes.txt", dir_ / "folder", dir_ / "missing" / "x.dat"}) {
     auto r = request_for(path, 1 << 20);
-    EXPECT_EQ(refusal_flag([&] { workloads::check_data_file(r); }), "--file") << path;
+    EXPECT_EQ(refusal_flag([&] { iocpbench::io::check_data_file(r); }), "--file") << path;
   }
   EXPECT_EQ(read_text(dir_ / "notes.txt"), "my notes\n");
   EXPECT_FALSE(fs::exists(dir_ / "missing"));
@@ -187,14 +186,14 @@ TEST_F(DataFileTest, OnlyOurOwnDefaultFileIsRecreated) {
   const fs::path path = dir_ / "iocpbench-1mib.dat";
   auto r = request_for(path, 1 << 20);
   r.named = false;  // the default data file
-  workloads::prepare_data_file(r);
+  iocpbench::io::prepare_data_file(r);
   fs::resize_file(path, 512 << 10);
-  const auto remade = workloads::prepare_data_file(r);
+  const auto remade = iocpbench::io::prepare_data_file(r);
   EXPECT_TRUE(remade.created_now) << "ours, of the wrong size: recreated";
   EXPECT_EQ(fs::file_size(path), 1u << 20);
-  fs::remove(workloads::data_file_marker(path.string()));  // now nobody's: never replaced
+  fs::remove(iocpbench::io::data_file_marker(path.string()));  // now nobody's: never replaced
   fs::resize_file(path, 512 << 10);
-  const auto kept = workloads::prepare_data_file(r);
+  const auto kept = iocpbench::io::prepare_data_file(r);
   EXPECT_FALSE(kept.created);
   EXPECT_EQ(kept.bytes, 512u << 10);
   EXPECT_EQ(fs::file_size(path), 512u << 10);

@@ -5,7 +5,7 @@
 
 #include "stats/statistics.hpp"
 
-namespace iocpbench::sweep {
+namespace iocpbench::stats {
 namespace {
 
 TEST(Statistics, KnownValues) {
@@ -68,4 +68,4 @@ TEST(Statistics, JsonOfOneRunKeepsTheShapeWithNulls) {
 }
 
 }  // namespace
-}  // namespace iocpbench::sweep
+}  // namespace iocpbench::stats

@@ -144,7 +144,7 @@ TEST(PointId, CompletionPathSuffixOnlyForIoAndOnlyWhenNotTheDefault) {
   EXPECT_EQ(completion_path_id_suffix(WorkloadKind::socket, nlohmann::json::object()), "");
   EXPECT_EQ(completion_path_id_suffix(WorkloadKind::socket, nlohmann::json()), "") << "no params: none";
   EXPECT_EQ(completion_path_id_suffix(WorkloadKind::post, thread), "") << "post ids never name a path";
-  run::PointSpec spec;
+  engine::PointSpec spec;
   spec.workload = WorkloadKind::file;
   spec.workload_params = thread;
   const std::string id = point_id(spec);

@@ -10,8 +10,8 @@
 
 namespace {
 
-using iocpbench::sweep::parse_pool_spec;
-using iocpbench::sweep::PoolSpec;
+using iocpbench::core::parse_pool_spec;
+using iocpbench::core::PoolSpec;
 
 PoolSpec parse(const std::string& text) {
   std::string reason;

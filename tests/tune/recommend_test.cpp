@@ -18,9 +18,9 @@ namespace {
 
 Candidate make(unsigned c, unsigned p, std::vector<double> by_round = {}) {
   Candidate out;
-  out.concurrency = *sweep::parse_count_spec(std::to_string(c), false, nullptr);
+  out.concurrency = *core::parse_count_spec(std::to_string(c), false, nullptr);
   out.concurrency_value = c;
-  out.pool = *sweep::parse_count_spec(std::to_string(p), false, nullptr);
+  out.pool = *core::parse_count_spec(std::to_string(p), false, nullptr);
   out.pool_value = p;
   out.throughput_by_round = std::move(by_round);
   return out;
@@ -287,9 +287,9 @@ class SimulatedRunner final : public Runner {
  public:
   SimulatedRunner(const std::vector<double>& levels, double cv, std::mt19937_64& rng)
       : levels_(levels), noise_(0, cv), rng_(rng) {}
-  std::optional<run::RunResult> run_once(const run::PointSpec& spec, unsigned repetition,
+  std::optional<engine::RunResult> run_once(const engine::PointSpec& spec, unsigned repetition,
                                          const std::string& /*label*/) override {
-    run::RunResult r;
+    engine::RunResult r;
     r.repetition = repetition;
     r.throughput_ops_per_s = levels_[spec.pool_value - 1] * noise_(rng_);
     return r;
@@ -301,11 +301,11 @@ class SimulatedRunner final : public Runner {
   std::mt19937_64& rng_;
 };
 
-run::PointSpec simulated_setting(unsigned pool) {
-  run::PointSpec spec;
-  spec.concurrency = *sweep::parse_count_spec("2", false, nullptr);
+engine::PointSpec simulated_setting(unsigned pool) {
+  engine::PointSpec spec;
+  spec.concurrency = *core::parse_count_spec("2", false, nullptr);
   spec.concurrency_value = 2;
-  spec.pool = *sweep::parse_count_spec(std::to_string(pool), false, nullptr);
+  spec.pool = *core::parse_count_spec(std::to_string(pool), false, nullptr);
   spec.pool_value = pool;
   return spec;
 }

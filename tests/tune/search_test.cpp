@@ -22,13 +22,13 @@ class ScriptedRunner final : public Runner {
  public:
   ScriptedRunner(double (*level)(unsigned concurrency, unsigned pool), std::size_t stop_after = 0)
       : level_(level), stop_after_(stop_after) {}
-  std::optional<run::RunResult> run_once(const run::PointSpec& spec, unsigned repetition,
+  std::optional<engine::RunResult> run_once(const engine::PointSpec& spec, unsigned repetition,
                                          const std::string& label) override {
     ++calls;
     if (stop_after_ != 0 && calls >= stop_after_) return std::nullopt;
     EXPECT_FALSE(label.empty());
     ++runs_of[{spec.concurrency_value, spec.pool_value}];
-    run::RunResult r;
+    engine::RunResult r;
     r.repetition = repetition;
     r.throughput_ops_per_s = level_(spec.concurrency_value, spec.pool_value);
     return r;
@@ -90,16 +90,16 @@ TEST(Search, AnInterruptionInTheScreeningMeasuresNothingMore) {
 }
 
 TEST(ExclusionReason, JudgesAsTheResultsFileDoes) {
-  run::PointSpec spec;
+  engine::PointSpec spec;
   spec.blocking_ratio = 0.5;
   auto run_with = [](double achieved, std::optional<double> blocked_only, const char* hint) {
-    run::RunResult r;
+    engine::RunResult r;
     r.achieved_blocking_ratio = achieved;
     r.blocked_only_ratio = blocked_only;
     if (hint) r.handler_time = {{"hint", hint}};
     return r;
   };
-  const std::vector<std::vector<run::RunResult>> cases{
+  const std::vector<std::vector<engine::RunResult>> cases{
       {run_with(0.5, std::nullopt, nullptr), run_with(0.51, std::nullopt, nullptr)},
       {run_with(0.3, 0.49, nullptr), run_with(0.2, 0.5, nullptr), run_with(0.9, 0.52, nullptr)},
       {run_with(0.52, 0.4, "blocks at the sleep's floor"), run_with(0.5, 0.41, nullptr)},
@@ -108,7 +108,7 @@ TEST(ExclusionReason, JudgesAsTheResultsFileDoes) {
   std::size_t not_honoured = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(i);
-    const nlohmann::json fidelity = sweep::blocking_fidelity(results::to_json(results::point_result(spec, cases[i])));
+    const nlohmann::json fidelity = stats::blocking_fidelity(results::to_json(results::point_result(spec, cases[i])));
     const std::optional<std::string> reason = exclusion_reason(spec, cases[i]);
     EXPECT_EQ(reason.has_value(), !fidelity.at("within_tolerance").get<bool>());
     if (reason) {
@@ -118,7 +118,7 @@ TEST(ExclusionReason, JudgesAsTheResultsFileDoes) {
   }
   EXPECT_EQ(not_honoured, 2u);  // the last two (one judged on the blocked-only ratio), with their hints
   EXPECT_FALSE(exclusion_reason(spec, {}).has_value());
-  std::vector<run::RunResult> undrained{run_with(0.5, std::nullopt, nullptr)};
+  std::vector<engine::RunResult> undrained{run_with(0.5, std::nullopt, nullptr)};
   undrained[0].drained = false;
   EXPECT_EQ(exclusion_reason(spec, undrained), std::optional<std::string>("a run did not drain"));
 }

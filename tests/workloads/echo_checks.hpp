@@ -11,7 +11,7 @@
 
 namespace iocpbench::test {
 
-inline void expect_every_echo_verified(const run::RunResult& r) {
+inline void expect_every_echo_verified(const engine::RunResult& r) {
   const auto& s = r.workload_stats;
   EXPECT_EQ(s.at("mismatched_bytes").get<std::uint64_t>(), 0u);
   EXPECT_GT(s.at("messages_sent").get<std::uint64_t>(), 0u);
@@ -19,7 +19,7 @@ inline void expect_every_echo_verified(const run::RunResult& r) {
 }
 
 // The same, and every verified byte belongs to a message of `message_size` bytes.
-inline void expect_every_byte_verified(const run::RunResult& r, std::uint64_t message_size) {
+inline void expect_every_byte_verified(const engine::RunResult& r, std::uint64_t message_size) {
   expect_every_echo_verified(r);
   const auto& s = r.workload_stats;
   EXPECT_EQ(s.at("bytes_verified").get<std::uint64_t>(),

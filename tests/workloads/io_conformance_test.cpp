@@ -215,7 +215,7 @@ TEST(IoConformance, RunningThreadTakesTheCompletionItself) {
 // ---- the attribution of counted switches (pure) ----
 
 TEST(SwitchAttribution, SplitsTheCountsByTheirCause) {
-  iocpbench::run::SwitchCounts c;
+  iocpbench::engine::SwitchCounts c;
   c.workers_voluntary = 1000;
   c.workers_involuntary = 400;
   c.source_voluntary = 300;
@@ -225,7 +225,7 @@ TEST(SwitchAttribution, SplitsTheCountsByTheirCause) {
   c.handler_blocks = 300;
   c.over_limit_s = 0.25;
   c.window_s = 1.0;
-  const nlohmann::json a = iocpbench::run::attribute_switches(c);
+  const nlohmann::json a = iocpbench::engine::attribute_switches(c);
   EXPECT_EQ(a["iocp_model"]["port_waits"], 600);
   EXPECT_EQ(a["iocp_model"]["handler_blocks"], 300);
   EXPECT_EQ(a["iocp_model"]["preempted_over_limit"], 100);  // 400 x 0.25
@@ -241,10 +241,10 @@ TEST(SwitchAttribution, SplitsTheCountsByTheirCause) {
 // Per-thread ports: a worker's wait on its own ring is that model's port sleep, not the
 // emulation's.
 TEST(SwitchAttribution, OwnRingWaitsArePortWaits) {
-  iocpbench::run::SwitchCounts c;
+  iocpbench::engine::SwitchCounts c;
   c.workers_voluntary = 900;
   c.own_ring_waits = 1000;  // counted over the whole run: bounded by the window's switches
-  const nlohmann::json a = iocpbench::run::attribute_switches(c);
+  const nlohmann::json a = iocpbench::engine::attribute_switches(c);
   EXPECT_EQ(a["iocp_model"]["port_waits"], 900);
   EXPECT_EQ(a["emulation"]["total"], 0);
 }
@@ -252,28 +252,28 @@ TEST(SwitchAttribution, OwnRingWaitsArePortWaits) {
 // On a loaded machine workers are preempted by other processes: no emulation wake-up, no
 // emulation preemption.
 TEST(SwitchAttribution, PreemptionWithoutEmulationWakeUpsIsNotTheEmulations) {
-  iocpbench::run::SwitchCounts c;
+  iocpbench::engine::SwitchCounts c;
   c.workers_voluntary = 10;
   c.workers_involuntary = 500;
   c.handoffs = 10;
   c.source_voluntary = 40;
   c.window_s = 1.0;
-  const nlohmann::json a = iocpbench::run::attribute_switches(c);
+  const nlohmann::json a = iocpbench::engine::attribute_switches(c);
   EXPECT_EQ(a["emulation"]["workers_preempted_by_it"], 40);
   EXPECT_EQ(a["outside_port"]["workers_preempted_otherwise"], 460);
   EXPECT_EQ(a["emulation"]["total"], 80);
 }
 
 TEST(SwitchAttribution, HandoffsNeverClaimMoreThanTheWorkersSwitched) {
-  iocpbench::run::SwitchCounts c;
+  iocpbench::engine::SwitchCounts c;
   c.workers_voluntary = 50;  // a handoff to a waiter that had not gone to sleep yet
   c.handoffs = 80;
   c.handler_blocks = 10;
-  const nlohmann::json a = iocpbench::run::attribute_switches(c);
+  const nlohmann::json a = iocpbench::engine::attribute_switches(c);
   EXPECT_EQ(a["iocp_model"]["port_waits"], 50);
   EXPECT_EQ(a["iocp_model"]["handler_blocks"], 0);
   EXPECT_EQ(a["emulation"]["total"], 0);
-  EXPECT_TRUE(iocpbench::run::attribute_switches({})["emulation_share"].is_null())
+  EXPECT_TRUE(iocpbench::engine::attribute_switches({})["emulation_share"].is_null())
       << "nothing counted: no share, not 0";
 }
 
@@ -296,7 +296,7 @@ TEST(CompletionPathRecord, EveryIoPointRecordsItAndTheIdNamesItOnlyWhenNotTheDef
   } catch (const iocpbench::BadInput& e) {
     EXPECT_EQ(e.flag, "--completion-path");
   }
-  iocpbench::run::PointSpec spec;
+  iocpbench::engine::PointSpec spec;
   spec.workload = iocpbench::WorkloadKind::socket;
   const std::string id = iocpbench::sweep::point_id(spec);
   spec.workload_params = {{"completion_path", "port"}};
@@ -401,14 +401,14 @@ class Cleanup : public ::testing::Environment {
 };
 const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new Cleanup);
 
-iocpbench::run::PointSpec lifo_spec(iocpbench::WorkloadKind workload, nlohmann::json params) {
-  iocpbench::run::PointSpec spec;
+iocpbench::engine::PointSpec lifo_spec(iocpbench::WorkloadKind workload, nlohmann::json params) {
+  iocpbench::engine::PointSpec spec;
   spec.workload = workload;
   params["completion_path"] = "port";
   spec.workload_params = std::move(params);
   spec.concurrency = {"N", 1, 0};
   spec.concurrency_value = n_cpus();
-  spec.pool = iocpbench::sweep::CountSpec{"2N+2", 2, 2};
+  spec.pool = iocpbench::core::CountSpec{"2N+2", 2, 2};
   spec.pool_value = 2 * n_cpus() + 2;
   spec.duration_s = 1.0;
   spec.warmup_s = 0.2;
@@ -416,7 +416,7 @@ iocpbench::run::PointSpec lifo_spec(iocpbench::WorkloadKind workload, nlohmann::
   return spec;
 }
 
-void expect_iocp_signature(const iocpbench::run::RunResult& r) {
+void expect_iocp_signature(const iocpbench::engine::RunResult& r) {
   ASSERT_EQ(r.errors, 0u) << r.error_detail.dump();
   ASSERT_GT(r.ops, 0u);
   EXPECT_NE(r.workload_stats.at("completion_source").at("design").get<std::string>().find(
@@ -429,14 +429,14 @@ void expect_iocp_signature(const iocpbench::run::RunResult& r) {
 }
 
 TEST(IoConformanceRun, FileLifoSignatureAndCap) {
-  expect_iocp_signature(iocpbench::run::run_point(
+  expect_iocp_signature(iocpbench::engine::run_point(
       lifo_spec(iocpbench::WorkloadKind::file, {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 32}}),
       nullptr));
 }
 
 TEST(IoConformanceRun, SocketLifoSignatureAndCap) {
   expect_iocp_signature(
-      iocpbench::run::run_point(lifo_spec(iocpbench::WorkloadKind::socket, {{"connections", 16}}), nullptr));
+      iocpbench::engine::run_point(lifo_spec(iocpbench::WorkloadKind::socket, {{"connections", 16}}), nullptr));
 }
 
 }  // namespace

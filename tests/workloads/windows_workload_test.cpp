@@ -1,4 +1,4 @@
-// Windows (run under Wine here): each workload runs briefly through run::run_point against the
+// Windows (run under Wine here): each workload runs briefly through engine::run_point against the
 // kernel's port (`win32`: files and sockets associated with it, the kernel queues their
 // completions) and against the emulated port (completions forwarded from a private IOCP), and
 // what must be conserved is checked: packets, bytes per I/O, every echoed byte, one stop packet
@@ -19,8 +19,8 @@
 namespace {
 
 using iocpbench::port::Backend;
-using iocpbench::run::PointSpec;
-using iocpbench::run::RunResult;
+using iocpbench::engine::PointSpec;
+using iocpbench::engine::RunResult;
 
 PointSpec spec_for(Backend port, iocpbench::WorkloadKind workload, nlohmann::json params) {
   PointSpec spec;
@@ -29,7 +29,7 @@ PointSpec spec_for(Backend port, iocpbench::WorkloadKind workload, nlohmann::jso
   spec.port = port;
   spec.concurrency = {"2", 0, 2};
   spec.concurrency_value = 2;
-  spec.pool = iocpbench::sweep::CountSpec{"3", 0, 3};
+  spec.pool = iocpbench::core::CountSpec{"3", 0, 3};
   spec.pool_value = 3;
   spec.duration_s = 0.3;
   spec.warmup_s = 0.1;
@@ -56,7 +56,7 @@ class WindowsWorkload : public ::testing::TestWithParam<Backend> {};
 
 TEST_P(WindowsWorkload, PostAccountsForEveryPacket) {
   PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::post, {{"posters", 1}, {"in_flight", 16}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total) << "posted = handled, none lost";
 }
@@ -67,7 +67,7 @@ TEST_P(WindowsWorkload, FileReadsMoveBlockSizeBytesPerOp) {
                              {"file_size_mib", 8},
                              {"block_size", 4096},
                              {"outstanding", 8}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.bytes, r.ops * 4096) << "bytes = ops x block size";
   const auto& source = r.workload_stats.at("completion_source");
@@ -88,7 +88,7 @@ TEST_P(WindowsWorkload, FileMixedSequentialBufferedKeepsTheBlockInvariant) {
                              // the fixed test file may predate iocpbench's marker (issue 20)
                              {"overwrite", true},
                              {"outstanding", 4}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.bytes, r.ops * 8192);
 }
@@ -102,7 +102,7 @@ TEST_P(WindowsWorkload, FileSkipPortShareKeepsTaggedIosOutOfThePort) {
                              {"block_size", 4096},
                              {"outstanding", 4},
                              {"skip_port_share", 0.5}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   const auto& skip = r.workload_stats.at("skip_port");
   EXPECT_GT(skip.at("ops").get<std::uint64_t>(), 0u);
@@ -117,7 +117,7 @@ TEST_P(WindowsWorkload, FileSkipPortShareKeepsTaggedIosOutOfThePort) {
 
 TEST_P(WindowsWorkload, SocketEchoesEveryByteIntact) {
   PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::socket, {{"connections", 4}, {"message_size", 100}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_byte_verified(r, 100);
   EXPECT_GT(r.latency.p50, 0) << "round trips measured by the load generator";
@@ -126,7 +126,7 @@ TEST_P(WindowsWorkload, SocketEchoesEveryByteIntact) {
 TEST_P(WindowsWorkload, SocketSeveralMessagesInFlight) {
   PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::socket,
                             {{"connections", 2}, {"message_size", 64}, {"messages_in_flight", 4}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_echo_verified(r);
 }
@@ -140,7 +140,7 @@ INSTANTIATE_TEST_SUITE_P(Ports, WindowsWorkload,
 TEST(WindowsMetrics, ContextSwitchesAreNullWithAReasonUnderWine) {
   PointSpec spec = spec_for(Backend::win32, iocpbench::WorkloadKind::post, {{"posters", 1}, {"in_flight", 8}});
   spec.duration_s = 0.1;
-  const nlohmann::json run = iocpbench::results::run_record(iocpbench::run::run_point(spec, nullptr)).fields;
+  const nlohmann::json run = iocpbench::results::run_record(iocpbench::engine::run_point(spec, nullptr)).fields;
   const auto& switches = run.at("context_switches");
   if (iocpbench::platform::wine_version()) {
     EXPECT_TRUE(run.at("context_switches_per_kop").is_null());

@@ -1,4 +1,4 @@
-// One run per test, through the library API the CLI and the sweep use (run::run_point).
+// One run per test, through the library API the CLI and the sweep use (engine::run_point).
 // Short windows; assertions are about what must be conserved and about the direction of the
 // metrics, never about absolute timings.
 
@@ -23,8 +23,8 @@
 namespace {
 
 using iocpbench::BadInput;
-using iocpbench::run::PointSpec;
-using iocpbench::run::RunResult;
+using iocpbench::engine::PointSpec;
+using iocpbench::engine::RunResult;
 
 unsigned n_cpus() {
   return iocpbench::platform::logical_cpus();
@@ -36,7 +36,7 @@ PointSpec spec_for(iocpbench::WorkloadKind workload, nlohmann::json params = nlo
   spec.workload_params = std::move(params);
   spec.concurrency = {"N", 1, 0};
   spec.concurrency_value = n_cpus();
-  spec.pool = iocpbench::sweep::CountSpec{"2N", 2, 0};
+  spec.pool = iocpbench::core::CountSpec{"2N", 2, 0};
   spec.pool_value = 2 * n_cpus();
   spec.duration_s = 0.3;
   spec.warmup_s = 0.1;
@@ -84,7 +84,7 @@ void expect_clean_accounting(const RunResult& r, unsigned pool) {
 
 TEST(PostWorkload, StreamingAccountsForEveryPacket) {
   PointSpec spec = spec_for(iocpbench::WorkloadKind::post, {{"posters", 2}, {"in_flight", 32}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_GT(r.packets_posted_total, 0u);
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total) << "posted = handled, none lost";
@@ -97,7 +97,7 @@ TEST(PostWorkload, StreamingAccountsForEveryPacket) {
 
 TEST(PostWorkload, ClosedLoopAccountsForEveryPacket) {
   PointSpec spec = spec_for(iocpbench::WorkloadKind::post, {{"posters", 0}, {"in_flight", 8}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total);
   // A closed loop of K = 8 never has more than 8 packets queued: the port's own high-water mark
@@ -112,7 +112,7 @@ TEST(PostWorkload, ClosedLoopAccountsForEveryPacket) {
 // keep reusing the threads that last ran, the IOCP signature.
 TEST(MetricSense, LifoSignatureWithPoolTwiceConcurrency) {
   PointSpec spec = spec_for(iocpbench::WorkloadKind::post, {{"posters", 1}, {"in_flight", 64}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   ASSERT_EQ(r.thread_shares.size(), 2 * n_cpus());
   double top = 0;
   for (unsigned i = 0; i < n_cpus(); ++i) top += r.thread_shares[i];
@@ -139,7 +139,7 @@ TEST(MetricSense, BlockingRaisesSwitchesAndAchievedRatioTracksB) {
   for (int round = 0; round < 3; ++round) {
     for (const double b : {0.0, 0.1, 0.9}) {
       spec.blocking_ratio = b;
-      const RunResult r = iocpbench::run::run_point(spec, nullptr);
+      const RunResult r = iocpbench::engine::run_point(spec, nullptr);
       ASSERT_GT(r.ops, 0u);
       if (round == 0 && b == 0.1) {
         EXPECT_GT(r.work_calibration.value("measured_us", 0.0), 0.0);
@@ -163,7 +163,7 @@ TEST(FileWorkload, RandomDirectReadsMoveBlockSizeBytesPerOp) {
   PointSpec spec = spec_for(
       iocpbench::WorkloadKind::file,
       {{"file", test_file()}, {"file_size_mib", 16}, {"block_size", 4096}, {"outstanding", 8}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.bytes, r.ops * 4096) << "bytes = ops x block size";
   EXPECT_TRUE(r.workload_stats.at("direct_io_verified").get<bool>())
@@ -180,7 +180,7 @@ TEST(FileWorkload, SequentialMixedBufferedKeepsTheBlockInvariant) {
                                      {"op", "mixed"},
                                      {"buffered", true},
                                      {"outstanding", 4}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.bytes, r.ops * 8192);
   EXPECT_FALSE(r.workload_stats.at("direct_io_verified").get<bool>());
@@ -188,7 +188,7 @@ TEST(FileWorkload, SequentialMixedBufferedKeepsTheBlockInvariant) {
 
 TEST(SocketWorkload, EveryMessageEchoedIntact) {
   PointSpec spec = spec_for(iocpbench::WorkloadKind::socket, {{"connections", 4}, {"message_size", 100}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_byte_verified(r, 100);
   EXPECT_GT(r.latency.p50, 0) << "round trips measured by the load generator";
@@ -197,7 +197,7 @@ TEST(SocketWorkload, EveryMessageEchoedIntact) {
 TEST(SocketWorkload, SeveralMessagesInFlightPerConnection) {
   PointSpec spec =
       spec_for(iocpbench::WorkloadKind::socket, {{"connections", 2}, {"message_size", 64}, {"messages_in_flight", 4}});
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_echo_verified(r);
 }
@@ -207,7 +207,7 @@ TEST(CleanShutdown, NoFdsOrThreadsLeftBehind) {
   PointSpec file =
       spec_for(iocpbench::WorkloadKind::file, {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 4}});
   file.duration_s = 0.1;
-  iocpbench::run::run_point(file, nullptr);
+  iocpbench::engine::run_point(file, nullptr);
   const std::size_t fds = count_entries("/proc/self/fd");
   const std::size_t threads = count_entries("/proc/self/task");
   for (const auto w : {iocpbench::WorkloadKind::post, iocpbench::WorkloadKind::file, iocpbench::WorkloadKind::socket}) {
@@ -216,7 +216,7 @@ TEST(CleanShutdown, NoFdsOrThreadsLeftBehind) {
     spec.work_us = 5;
     spec.blocking_ratio = 0.5;
     spec.blocking_kind = w == iocpbench::WorkloadKind::file ? iocpbench::BlockingKind::io : iocpbench::BlockingKind::sleep;
-    const RunResult r = iocpbench::run::run_point(spec, nullptr);
+    const RunResult r = iocpbench::engine::run_point(spec, nullptr);
     EXPECT_EQ(r.errors, 0u) << to_string(w);
     EXPECT_EQ(count_entries("/proc/self/fd"), fds) << to_string(w) << ": no leaked fds or rings";
     EXPECT_EQ(count_entries("/proc/self/task"), threads) << to_string(w) << ": every thread joined";
@@ -227,7 +227,7 @@ TEST(CleanShutdown, StopRequestEndsTheRunEarly) {
   PointSpec spec = spec_for(iocpbench::WorkloadKind::post);
   spec.duration_s = 30;
   std::atomic<bool> stop{true};
-  const RunResult r = iocpbench::run::run_point(spec, &stop);
+  const RunResult r = iocpbench::engine::run_point(spec, &stop);
   EXPECT_TRUE(r.interrupted);
   EXPECT_LT(r.seconds, 1.0);
   EXPECT_EQ(r.stop_packets_taken, spec.pool_value);
@@ -235,7 +235,7 @@ TEST(CleanShutdown, StopRequestEndsTheRunEarly) {
 
 std::string bad_flag(const PointSpec& spec) {
   try {
-    iocpbench::run::validate_point(spec);
+    iocpbench::engine::validate_point(spec);
   } catch (const BadInput& bad) {
     return bad.flag;
   }
@@ -290,8 +290,8 @@ TEST(Validation, EveryBadValueNamesItsFlag) {
 TEST(ResultsShape, PointAndRunCarryTheContractNames) {
   PointSpec spec = spec_for(iocpbench::WorkloadKind::post);
   spec.duration_s = 0.1;
-  std::vector<RunResult> runs{iocpbench::run::run_point(spec, nullptr, 0),
-                              iocpbench::run::run_point(spec, nullptr, 1)};
+  std::vector<RunResult> runs{iocpbench::engine::run_point(spec, nullptr, 0),
+                              iocpbench::engine::run_point(spec, nullptr, 1)};
   const nlohmann::json p = iocpbench::results::to_json(iocpbench::results::point_result(spec, runs));
   for (const char* key : {"workload", "workload_params", "port", "concurrency", "pool", "blocking",
                           "work_us", "runs", "summary"}) {
@@ -337,7 +337,7 @@ PointSpec per_thread(PointSpec spec) {
 
 TEST(PerThreadDispatch, StreamingPostAccountsForEveryPacket) {
   PointSpec spec = per_thread(spec_for(iocpbench::WorkloadKind::post, {{"posters", 2}, {"in_flight", 32}}));
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_GT(r.packets_posted_total, 0u);
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total) << "posted = handled, none lost";
@@ -347,7 +347,7 @@ TEST(PerThreadDispatch, StreamingPostAccountsForEveryPacket) {
 
 TEST(PerThreadDispatch, ClosedLoopPostStaysOnItsWorker) {
   PointSpec spec = per_thread(spec_for(iocpbench::WorkloadKind::post, {{"posters", 0}, {"in_flight", 8}}));
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total);
   if (r.port_counters.available) {
@@ -359,7 +359,7 @@ TEST(PerThreadDispatch, FileReadsOneRingPerWorker) {
   PointSpec spec = per_thread(spec_for(
       iocpbench::WorkloadKind::file,
       {{"file", test_file()}, {"file_size_mib", 16}, {"block_size", 4096}, {"outstanding", 8}}));
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.bytes, r.ops * 4096);
   const auto& source = r.workload_stats.at("completion_source");
@@ -378,7 +378,7 @@ TEST(PerThreadDispatch, SocketEchoesOnEachWorkersOwnRing) {
   const unsigned pool = 2 * n_cpus();
   const unsigned connections = pool - 1;
   PointSpec spec = per_thread(spec_for(iocpbench::WorkloadKind::socket, {{"connections", connections}, {"message_size", 100}}));
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_echo_verified(r);
   const auto& source = r.workload_stats.at("completion_source");
@@ -396,14 +396,14 @@ TEST(PerThreadDispatch, SocketEchoesOnEachWorkersOwnRing) {
 TEST(ThreadCompletionPath, FileAndSocketStillAccountForEveryCompletion) {
   PointSpec file = spec_for(iocpbench::WorkloadKind::file, {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 8},
                                      {"completion_path", "thread"}});
-  const RunResult f = iocpbench::run::run_point(file, nullptr);
+  const RunResult f = iocpbench::engine::run_point(file, nullptr);
   expect_clean_accounting(f, file.pool_value);
   const auto& fs = f.workload_stats.at("completion_source");
   EXPECT_NE(fs.at("design").get<std::string>().find("completion thread is the only submitter"), std::string::npos)
       << fs.at("design");
   EXPECT_EQ(fs.at("posted").get<std::uint64_t>(), f.packets_handled_total);
   PointSpec socket = spec_for(iocpbench::WorkloadKind::socket, {{"connections", 4}, {"completion_path", "thread"}});
-  const RunResult k = iocpbench::run::run_point(socket, nullptr);
+  const RunResult k = iocpbench::engine::run_point(socket, nullptr);
   expect_clean_accounting(k, socket.pool_value);
   EXPECT_EQ(k.workload_stats.at("messages_verified"), k.workload_stats.at("messages_sent"));
   EXPECT_NE(k.workload_stats.at("completion_source").at("design").get<std::string>().find("completion thread"),
@@ -413,7 +413,7 @@ TEST(ThreadCompletionPath, FileAndSocketStillAccountForEveryCompletion) {
 TEST(NoMetrics, CountsStayRecordsNothingPerCompletion) {
   PointSpec spec = spec_for(iocpbench::WorkloadKind::post, {{"posters", 2}, {"in_flight", 32}});
   spec.metrics = false;
-  const RunResult r = iocpbench::run::run_point(spec, nullptr);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total);
   EXPECT_EQ(r.latency.count, 0u) << "no latency recorded with metrics off";
@@ -431,13 +431,13 @@ TEST(LatencySample, OnePacketInKIsTimed) {
   for (const unsigned posters : {2u, 0u}) {
     PointSpec every = spec_for(iocpbench::WorkloadKind::post, {{"posters", posters}, {"in_flight", 32},
                                         {"latency_sample_every", 1}});
-    const RunResult all = iocpbench::run::run_point(every, nullptr);
+    const RunResult all = iocpbench::engine::run_point(every, nullptr);
     expect_clean_accounting(all, every.pool_value);
     EXPECT_EQ(all.latency.count, all.ops) << "K = 1: every completion timed";
 
     PointSpec sampled = spec_for(iocpbench::WorkloadKind::post, {{"posters", posters}, {"in_flight", 32},
                                           {"latency_sample_every", 16}});
-    const RunResult some = iocpbench::run::run_point(sampled, nullptr);
+    const RunResult some = iocpbench::engine::run_point(sampled, nullptr);
     expect_clean_accounting(some, sampled.pool_value);
     // Enough completions that K = 16 reads apart from 8 or 32 (no speed is assumed: TSan on a
     // loaded machine does a few thousand in the window).
