@@ -1,6 +1,6 @@
 #pragma once
-// The error every layer throws for bad input, kept free of CLI11 so that run/, sweep/ and
-// workloads/ need no CLI headers: main.cpp turns it into one line naming the flag and exit 2.
+// The error every layer throws for bad input, kept free of CLI11 so that engine/, io/, sweep/
+// and workloads/ need no CLI headers: cli/main.cpp turns it into one line naming the flag and exit 2.
 
 #include <string>
 

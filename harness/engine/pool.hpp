@@ -5,7 +5,7 @@
 // remove(). Each completion: the workload inspects the packet, the handler computes for
 // work_us (calibrated) and then, at b > 0, blocks inside port::BlockingRegion (a 1-ns-slack
 // sleep, or synchronous O_DIRECT reads that reach the device) for b/(1-b) times the handler's
-// CPU time, sized and measured by run/block_control, then the workload resubmits. Shutdown: one stop packet per thread, and a thread that takes a stop packet never
+// CPU time, sized and measured by engine/block_control, then the workload resubmits. Shutdown: one stop packet per thread, and a thread that takes a stop packet never
 // removes again, so each thread takes exactly one (with LIFO wake-ups a thread that looped back
 // could otherwise take a second one meant for another, leaving that one blocked forever).
 //

@@ -64,7 +64,7 @@ PostParams parse_post(const nlohmann::json& j) {
   return p;
 }
 
-// The data file's pre-flight check (data_file.hpp), once per distinct request in this
+// The data file's pre-flight check (io/data_file.hpp), once per distinct request in this
 // process: parameters are parsed again after a run (results::point_result), when the file may have
 // changed under the run on purpose (a fault test truncates it); each run's open of the file
 // checks it again for real (io::prepare_data_file).

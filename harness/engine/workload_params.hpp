@@ -80,7 +80,7 @@ nlohmann::json to_json(const WorkloadParams& params);
 
 // The default data file: <temp dir>/iocpbench-<size>mib.dat.
 std::string default_data_file(unsigned size_mib);
-// What the file workload asks of its data file (data_file.hpp): --file or the default file.
+// What the file workload asks of its data file (io/data_file.hpp): --file or the default file.
 io::DataFileRequest data_file_request(const FileParams& params);
 
 }  // namespace iocpbench::workloads

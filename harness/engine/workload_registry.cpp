@@ -1,38 +1,29 @@
 #include "engine/workload_registry.hpp"
 
-#include <array>
+#include <map>
 #include <stdexcept>
 #include <string>
 
 namespace iocpbench::workloads {
 namespace {
 
-constexpr std::size_t kKinds = 3;  // WorkloadKind's values: post, file, socket
-
-std::array<WorkloadFactory, kKinds>& factories() {
-  static std::array<WorkloadFactory, kKinds> table{};
+// By kind; a map, so that a new WorkloadKind needs no count kept in step here.
+std::map<WorkloadKind, WorkloadFactory>& factories() {
+  static std::map<WorkloadKind, WorkloadFactory> table;
   return table;
-}
-
-std::size_t slot_of(WorkloadKind kind) {
-  const auto slot = static_cast<std::size_t>(kind);
-  if (slot >= kKinds) throw std::logic_error("workload registry: unknown workload kind");
-  return slot;
 }
 
 }  // namespace
 
-void register_workload(WorkloadKind kind, WorkloadFactory factory) {
-  factories()[slot_of(kind)] = factory;
-}
+void register_workload(WorkloadKind kind, WorkloadFactory factory) { factories()[kind] = factory; }
 
 std::unique_ptr<Workload> make_workload(const WorkloadParams& params) {
-  const WorkloadFactory factory = factories()[slot_of(params.workload)];
-  if (factory == nullptr) {
+  const auto it = factories().find(params.workload);
+  if (it == factories().end() || it->second == nullptr) {
     throw std::logic_error(std::string("no workload registered for '") + to_string(params.workload) +
                            "' (call workloads::register_builtin_workloads() at start-up)");
   }
-  return factory(params);
+  return it->second(params);
 }
 
 }  // namespace iocpbench::workloads

@@ -1,7 +1,8 @@
 #pragma once
 // The workloads the engine can run. workloads/ plugs in from above: workloads/registry.cpp
 // registers one factory per workload kind (as fio's engines call register_ioengine), so the
-// engine never includes a workload, and a new workload is its file plus one line there.
+// engine never includes a workload. A new workload is its file and one line there, plus its
+// kind, parameters and flags (docs/architecture.md, "Where a change goes").
 
 #include <memory>
 

@@ -147,7 +147,7 @@ class OverlappedFileIo final : public FileIo {
     return {// Windows cannot confirm FILE_FLAG_NO_BUFFERING after the open (Wine ignores it).
             {"direct_io_verified", nullptr},
             {"direct_io_flag", options_.direct ? "FILE_FLAG_NO_BUFFERING" : "none (buffered)"},
-            {"sector_size_", sector_size_},
+            {"sector_size", sector_size_},
             {"last_io_error", last_error_.load()},
             {"immediate_successes", immediate_ok_.load()},
             {"immediate_failures", immediate_failed_.load()},
@@ -177,7 +177,7 @@ class OverlappedFileIo final : public FileIo {
         throw BadInput{"--buffered", "the volume holding " + options_.path +
                                          " refuses FILE_FLAG_NO_BUFFERING; pass --buffered"};
       }
-      throw std::runtime_error(error_text("--file_: cannot open " + options_.path, error));
+      throw std::runtime_error(error_text("--file: cannot open " + options_.path, error));
     }
     if (options_.direct) check_sector_alignment();
   }

@@ -317,14 +317,14 @@ class OverlappedSocketIo final : public SocketIo {
 
   nlohmann::json stats() const override {
     return {{"last_server_error", last_error_.load()},
-            {"short_sends_", short_sends_.load()},
+            {"short_sends", short_sends_.load()},
             {"skip_completion_port_on_success_sockets", skip_granted_},
             {"non_ifs_provider_sockets", non_ifs_sockets_},
             {"immediate",
              {{"sends_completed_inline", sends_inline_.load()},
-              {"sends_pending_", sends_pending_.load()},
+              {"sends_pending", sends_pending_.load()},
               {"recvs_completed_inline_posted", recvs_inline_.load()},
-              {"recvs_pending_", recvs_pending_.load()},
+              {"recvs_pending", recvs_pending_.load()},
               {"failures", immediate_failures_.load()}}},
             {"completion_source", source_ ? source_->stats() : source_stats_}};
   }

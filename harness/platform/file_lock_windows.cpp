@@ -4,12 +4,10 @@
 // Release deletes the file (delete-pending until the last handle closes) while still holding
 // the lock; a new holder that finds its file delete-pending raced with a release and retries.
 
-#include <windows.h>
-
 #include <string>
 
-#include "platform/windows_api.hpp"
 #include "platform/file_lock.hpp"
+#include "platform/windows_api.hpp"
 
 namespace iocpbench::platform {
 

@@ -21,7 +21,7 @@ nlohmann::json usage_json(const metrics::Usage& u) {
   return {{"voluntary", u.voluntary}, {"involuntary", u.involuntary}};
 }
 
-// The counted switches split into the IOCP model's and the emulation's (switch_attribution.hpp);
+// The counted switches split into the IOCP model's and the emulation's (engine/switch_attribution.hpp);
 // null where the OS cannot count them.
 nlohmann::json switch_attribution(const RunResult& r, const metrics::Usage& other) {
   if (metrics::context_switches_unavailable()) return nullptr;

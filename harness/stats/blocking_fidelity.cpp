@@ -69,11 +69,4 @@ nlohmann::json blocking_fidelity(const nlohmann::json& point) {
   return j;
 }
 
-std::optional<std::string> blocking_warning(const nlohmann::json& point) {
-  const nlohmann::json fidelity = blocking_fidelity(point);
-  if (fidelity.value("within_tolerance", true)) return std::nullopt;
-  return "iocpbench: warning: " + point.value("id", std::string("this point")) +
-         ": the blocking ratio was not honoured: " + fidelity.value("reason", std::string());
-}
-
 }  // namespace iocpbench::stats

@@ -16,7 +16,4 @@ namespace iocpbench::stats {
 //  reason}; reason is null when within tolerance.
 nlohmann::json blocking_fidelity(const nlohmann::json& point);
 
-// One warning line for a point whose request was not honoured, or nothing.
-std::optional<std::string> blocking_warning(const nlohmann::json& point);
-
 }  // namespace iocpbench::stats

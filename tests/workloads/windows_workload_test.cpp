@@ -70,6 +70,10 @@ TEST_P(WindowsWorkload, FileReadsMoveBlockSizeBytesPerOp) {
   const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.bytes, r.ops * 4096) << "bytes = ops x block size";
+  // The Windows-only keys of workload_stats keep their schema-v1 spelling (docs/windows.md).
+  for (const char* key : {"sector_size", "immediate_successes", "immediate_failures", "direct_io_flag"}) {
+    EXPECT_TRUE(r.workload_stats.contains(key)) << key << " missing: " << r.workload_stats.dump();
+  }
   const auto& source = r.workload_stats.at("completion_source");
   EXPECT_EQ(source.at("kernel_queues_into_run_port").get<bool>(), GetParam() == Backend::win32);
   if (GetParam() != Backend::win32) {
@@ -121,6 +125,13 @@ TEST_P(WindowsWorkload, SocketEchoesEveryByteIntact) {
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_byte_verified(r, 100);
   EXPECT_GT(r.latency.p50, 0) << "round trips measured by the load generator";
+  // The Windows-only keys of workload_stats keep their schema-v1 spelling (docs/windows.md).
+  EXPECT_TRUE(r.workload_stats.contains("short_sends")) << r.workload_stats.dump();
+  const auto& immediate = r.workload_stats.at("immediate");
+  for (const char* key : {"sends_completed_inline", "sends_pending", "recvs_completed_inline_posted",
+                          "recvs_pending", "failures"}) {
+    EXPECT_TRUE(immediate.contains(key)) << key << " missing: " << immediate.dump();
+  }
 }
 
 TEST_P(WindowsWorkload, SocketSeveralMessagesInFlight) {
