@@ -32,9 +32,12 @@ set(CMAKE_CXX_FLAGS_INIT "-Wno-restrict")
 # WINEDEBUG=-all also silences the Debian launcher's "wine32 is missing" hint; mscoree/mshtml
 # disabled keeps the first prefix creation from offering Mono and Gecko. scripts/test-windows.sh
 # keeps one wineserver running across the whole ctest run (wineserver -p ... wineserver -k).
+# scripts/wine-test.sh starts a program again once when Wine failed to start it (no output at
+# all); a program that ran keeps its result.
 find_program(IOCPBENCH_WINE NAMES wine wine64)
 if(IOCPBENCH_WINE)
   set(CMAKE_CROSSCOMPILING_EMULATOR
       /usr/bin/env WINEPREFIX=${CMAKE_BINARY_DIR}/wineprefix WINEDEBUG=-all
-      WINEDLLOVERRIDES=mscoree,mshtml= ${IOCPBENCH_WINE})
+      WINEDLLOVERRIDES=mscoree,mshtml= ${CMAKE_CURRENT_LIST_DIR}/../scripts/wine-test.sh
+      ${IOCPBENCH_WINE})
 endif()

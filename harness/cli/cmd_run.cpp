@@ -164,17 +164,16 @@ void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool s
     std::cout << " (blocked-only " << *r.blocked_only_ratio << ")";
   }
   std::cout << ", errors " << r.errors;
-  if (!r.pool_sizing.is_null()) {
-    const nlohmann::json& w = r.pool_sizing["window"];
-    std::cout << ", threads mean " << std::setprecision(1) << w["mean_threads"].get<double>()
-              << " (" << w["min_threads"].get<unsigned>() << ".."
-              << w["max_threads"].get<unsigned>() << "), grew " << r.pool_sizing["grows"]
-              << " shrank " << r.pool_sizing["shrinks"];
+  if (r.pool_sizing) {
+    const engine::PoolWindowSummary& w = r.pool_sizing->window;
+    std::cout << ", threads mean " << std::setprecision(1) << w.mean_threads << " ("
+              << w.min_threads << ".." << w.max_threads << "), grew "
+              << r.pool_sizing->timeline.grows << " shrank " << r.pool_sizing->timeline.shrinks;
   }
   std::cout << '\n' << std::defaultfloat;
-  if (!r.handler_time.value("honoured", true)) {
+  if (!r.blocking.honoured()) {
     std::cerr << "iocpbench: warning: the blocking ratio was not honoured: "
-              << r.handler_time.value("not_honoured_because", std::string()) << '\n';
+              << r.blocking.not_honoured_because << '\n';
   }
 }
 

@@ -14,10 +14,11 @@ constexpr double kWeight = 1.0 / 16;  // each sample's weight in the running est
 double ewma(double estimate, double sample) {
   return estimate + kWeight * (sample - estimate);
 }
-double mean_us(std::uint64_t total_ns, std::uint64_t n) {
-  return n == 0 ? 0.0 : static_cast<double>(total_ns) / static_cast<double>(n) / 1e3;
-}
 }  // namespace
+
+double HandlerTimes::mean_us(std::uint64_t total_ns) const {
+  return handlers == 0 ? 0.0 : static_cast<double>(total_ns) / static_cast<double>(handlers) / 1e3;
+}
 
 HandlerTimes& HandlerTimes::operator+=(const HandlerTimes& other) {
   handlers += other.handlers;
@@ -137,27 +138,6 @@ double blocked_only_ratio(const HandlerTimes& t) {
 double achieved_ratio(const HandlerTimes& t) {
   const double total = static_cast<double>(t.cpu_ns + t.blocked_ns + t.runnable_wait_ns);
   return total == 0 ? 0.0 : static_cast<double>(t.blocked_ns + t.runnable_wait_ns) / total;
-}
-
-nlohmann::json handler_time_json(const HandlerTimes& t, bool split_available, double requested_ratio) {
-  const double target_us = mean_us(t.target_block_ns, t.handlers);
-  const double blocked_us = mean_us(t.blocked_ns, t.handlers);
-  nlohmann::json j = {
-      {"requested_ratio", requested_ratio},
-      {"blocking_handlers", t.handlers},
-      {"handler_us_mean", mean_us(t.handler_ns, t.handlers)},
-      {"cpu_us_mean", mean_us(t.cpu_ns, t.handlers)},
-      {"blocked_us_mean", blocked_us},
-      {"runnable_wait_us_mean", mean_us(t.runnable_wait_ns, t.handlers)},
-      {"target_block_us_mean", target_us},
-      {"block_overshoot_us_mean", blocked_us - target_us},
-      {"method", metrics::ThreadSchedClock::method()},
-  };
-  if (!split_available) {
-    j["runnable_wait_us_mean"] = nullptr;
-    j["runnable_wait_unavailable"] = metrics::ThreadSchedClock::method();
-  }
-  return j;
 }
 
 }  // namespace iocpbench::engine

@@ -17,8 +17,6 @@
 
 #include <cstdint>
 
-#include <nlohmann/json.hpp>
-
 #include "metrics/thread_sched.hpp"
 
 namespace iocpbench::engine {
@@ -35,6 +33,8 @@ struct HandlerTimes {
   std::uint64_t runnable_wait_ns = 0;  // woken or preempted, waiting for a CPU (Linux only)
   std::uint64_t target_block_ns = 0;   // what the blocks were sized to last
   HandlerTimes& operator+=(const HandlerTimes& other);
+  // A sum's mean per blocking handler in microseconds, e.g. mean_us(blocked_ns); 0 with none.
+  double mean_us(std::uint64_t total_ns) const;
 };
 
 // One handler's times, from wall-clock edges and (where available) scheduler samples.
@@ -88,8 +88,6 @@ class BlockSizer {
 // of every BlockSizer, and the shortest block a sleep can honour here.
 double sleep_overshoot_estimate_ns();
 
-// A run's blocking record (runs[].handler_time): the parts, the means, the method.
-nlohmann::json handler_time_json(const HandlerTimes& t, bool split_available, double requested_ratio);
 // blocked / (cpu + blocked); runnable wait excluded.
 double blocked_only_ratio(const HandlerTimes& t);
 // (blocked + runnable wait) / handler time: the share of the handler not on a CPU.

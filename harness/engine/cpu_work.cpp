@@ -87,16 +87,4 @@ double CpuWork::measure_us(unsigned repetitions) const {
   return us / repetitions;
 }
 
-nlohmann::json CpuWork::to_json(double target_us, double measured_us, unsigned repetitions) const {
-  const auto& c = work_calibration();
-  return {{"method", "dependent 64-bit multiply-add chain; fastest of 7 trials of ~2 ms, each timed by the thread's CPU clock where the OS has one"},
-          {"iterations_per_us", c.iterations_per_us},
-          {"calibration_trials", c.trials},
-          {"calibration_ms", c.calibration_ms},
-          {"target_us", target_us},
-          {"iterations", iterations_},
-          {"check_repetitions", repetitions},
-          {"measured_us", measured_us}};
-}
-
 }  // namespace iocpbench::engine

@@ -1,12 +1,10 @@
 #pragma once
 // A self-sizing pool's settings and the record of its size over time, with the summary of a
-// measured window that the results carry (results::run_record's "pool_sizing").
+// measured window (results/run_record writes them as runs[].pool_sizing).
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace iocpbench::engine {
 
@@ -63,11 +61,5 @@ class SizeTracker {
   double area_ = 0;             // threads x ns over the span up to last_ns_
   unsigned at_start_ = 0, min_ = 0, max_ = 0;
 };
-
-// "pool_sizing" of a run: the settings, the window's summary, grows and shrinks over the whole
-// run, and the timeline as [ms from the window's start (negative: warm-up), threads] pairs.
-// `window`: SizeTracker::mark at the window's end (after a mark at its start).
-nlohmann::json pool_sizing_json(const PoolSizing& sizing, const PoolTimeline& timeline,
-                                const PoolWindowSummary& window, std::uint64_t t0_ns);
 
 }  // namespace iocpbench::engine

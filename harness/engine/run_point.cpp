@@ -39,22 +39,22 @@ std::string fixed(double value, int digits) {
 }
 
 void record_blocking(RunResult& result, const HandlerSpec& handler, const HandlerTimes& times) {
-  const bool split = metrics::ThreadSchedClock().available();
+  BlockingRecord& record = result.blocking;
+  record.requested_ratio = handler.blocking_ratio;
+  record.blocks = handler.blocks();
   if (!handler.blocks()) {
     result.achieved_blocking_ratio = 0;
     result.blocked_only_ratio = 0.0;
-    result.handler_time = {{"requested_ratio", handler.blocking_ratio},
-                           {"blocking_handlers", 0},
-                           {"not_split", "no block at b = 0: the handler only computes"},
-                           {"honoured", true}};
     return;
   }
-  result.handler_time = handler_time_json(times, split, handler.blocking_ratio);
+  record.times = times;
+  record.split_available = metrics::ThreadSchedClock().available();
+  record.method = metrics::ThreadSchedClock::method();
   result.achieved_blocking_ratio = achieved_ratio(times);
-  if (split) result.blocked_only_ratio = blocked_only_ratio(times);
+  if (record.split_available) result.blocked_only_ratio = blocked_only_ratio(times);
   const double judged = result.blocked_only_ratio.value_or(result.achieved_blocking_ratio);
-  const double target_us = result.handler_time.value("target_block_us_mean", 0.0);
-  const double overshoot_us = result.handler_time.value("block_overshoot_us_mean", 0.0);
+  const double target_us = times.mean_us(times.target_block_ns);
+  const double overshoot_us = times.mean_us(times.blocked_ns) - target_us;
   std::string why;
   if (times.handlers == 0) {
     why = "no blocking handler ran in the measured window";
@@ -78,9 +78,8 @@ void record_blocking(RunResult& result, const HandlerSpec& handler, const Handle
            " blocks here";
     why += "; " + hint;
   }
-  result.handler_time["hint"] = hint.empty() ? nlohmann::json() : nlohmann::json(hint);
-  result.handler_time["honoured"] = why.empty();
-  result.handler_time["not_honoured_because"] = why.empty() ? nlohmann::json() : nlohmann::json(why);
+  record.hint = hint;
+  record.not_honoured_because = why;
 }
 
 // Sleeps until `until` or until a stop is requested (or the watchdog fired); false when
@@ -222,13 +221,20 @@ void check_calibration(const PointSpec& spec, const HandlerSpec& handler, RunRes
   const unsigned check_reps =
       spec.work_us > 0 ? static_cast<unsigned>(std::clamp(20000.0 / spec.work_us, 10.0, 1000.0))
                        : 0;
-  const double measured_us = work.measure_us(check_reps);
-  result.work_calibration = work.to_json(spec.work_us, measured_us, check_reps);
-  result.work_calibration["block_us_target"] = handler.block_us();  // nominal: the first target
+  const WorkCalibration& calibration = work_calibration();
+  WorkCalibrationRecord& record = result.work_calibration;
+  record.iterations_per_us = calibration.iterations_per_us;
+  record.calibration_trials = calibration.trials;
+  record.calibration_ms = calibration.calibration_ms;
+  record.target_us = spec.work_us;
+  record.iterations = work.iterations();
+  record.check_repetitions = check_reps;
+  record.measured_us = work.measure_us(check_reps);
+  record.block_us_target = handler.block_us();  // nominal: the first target
   if (handler.blocks() && handler.kind == BlockingKind::sleep) {
-    result.work_calibration["sleep_overshoot_us"] = sleep_overshoot_estimate_ns() / 1e3;
+    record.sleep_overshoot_us = sleep_overshoot_estimate_ns() / 1e3;
   }
-  result.work_calibration["blocking_kind"] = to_string(spec.blocking_kind);
+  record.blocking_kind = spec.blocking_kind;
 }
 
 // The point's ports: one, or under per-thread dispatch one per worker with concurrency 1 each
@@ -324,11 +330,11 @@ void collect_run(const PointSpec& spec, const HandlerSpec& handler, const worklo
   const std::uint64_t workload_errors = workload.errors();
   result.errors = t.worker_errors + t.block_errors + t.remove_failures + workload_errors +
                   (result.drained ? 0 : 1);
-  result.error_detail = {{"completions_failed", t.worker_errors},
-                         {"blocking_reads_failed", t.block_errors},
-                         {"remove_failures", t.remove_failures},
-                         {"workload", workload_errors},
-                         {"drain_timed_out", !result.drained}};
+  result.error_detail = {.completions_failed = t.worker_errors,
+                         .blocking_reads_failed = t.block_errors,
+                         .remove_failures = t.remove_failures,
+                         .workload = workload_errors,
+                         .drain_timed_out = !result.drained};
   result.workload_stats = workload.stats(result.seconds);
   if (spec.dispatch == Dispatch::per_thread) {  // the workers' own rings: their waits are the model's port sleeps
     const auto& source = result.workload_stats.value("completion_source", nlohmann::json::object());
@@ -381,7 +387,7 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
 
   result.drained = workload.drain(Clock::now() + std::chrono::seconds(5));
   pool.stop();
-  if (sizing) result.pool_sizing = pool_sizing_json(*sizing, pool.timeline(), pool_window, w.t0);
+  if (sizing) result.pool_sizing = PoolSizingRecord{*sizing, pool_window, pool.timeline(), w.t0};
   for (auto* p : ports.all) result.left_in_port += p->depth().value_or(0);
   WorkerTotals totals = collect_workers(pool.stats(), result);
   workload.close();

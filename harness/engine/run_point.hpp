@@ -5,7 +5,7 @@
 //   validate_point(spec);                  // throws BadInput{flag, reason}; cheap
 //   RunResult r = run_point(spec, &stop);  // builds port + pool + workload, runs, tears down
 //
-// A run's result is typed; the results file's form of it (points[].runs[], the point around
+// A run's result is typed (engine/run_result.hpp); the results file's form of it (points[].runs[], the point around
 // them) is results/'s: results::run_record(r), results::point_result(spec, runs).
 
 #include <atomic>
@@ -18,12 +18,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "metrics/histogram.hpp"
-#include "metrics/usage.hpp"
-#include "core/kinds.hpp"
-#include "port/completion_port.hpp"
 #include "core/count_spec.hpp"
+#include "core/kinds.hpp"
 #include "core/pool_spec.hpp"
+#include "engine/run_result.hpp"
+#include "port/completion_port.hpp"
 
 namespace iocpbench::workloads {
 class Workload;
@@ -58,55 +57,6 @@ struct PointSpec {
   // stall. Empty in the program.
   std::function<std::unique_ptr<workloads::Workload>(std::unique_ptr<workloads::Workload>)>
       wrap_workload;
-};
-
-struct PortCounterDelta {
-  bool available = false;
-  std::uint64_t handoffs = 0, queued = 0;       // during the measured window
-  double over_limit_s = 0;                      // during the measured window
-  std::uint64_t max_active = 0, max_depth = 0;  // high-water marks over the whole run
-};
-
-struct RunResult {
-  unsigned repetition = 0;
-  double seconds = 0;  // the measured window
-  std::uint64_t ops = 0;
-  std::uint64_t bytes = 0;
-  double throughput_ops_per_s = 0;
-  double bytes_per_s = 0;
-  double context_switches_per_kop = 0;
-  metrics::Usage process;                   // the window, RUSAGE_SELF
-  metrics::Usage by_role[metrics::kRoles];  // the window, per role
-  unsigned role_threads[metrics::kRoles] = {};
-  unsigned unsampled_threads = 0;
-  unsigned logical_cpus = 0;
-  metrics::Percentiles latency;      // end-to-end
-  metrics::Percentiles queue_delay;  // insert -> remove
-  std::string latency_source;        // what end-to-end means for this workload
-  PortCounterDelta port_counters;
-  unsigned effective_concurrency = 0;
-  std::vector<double> thread_shares;  // sorted descending (per slot for an auto pool)
-  nlohmann::json pool_sizing;         // an auto pool's sizes over time (pool_sizing_json)
-  // (blocked + runnable wait) / handler time, and blocked / (cpu + blocked): engine/block_control.
-  double achieved_blocking_ratio = 0;
-  std::optional<double> blocked_only_ratio;  // none where the OS cannot split the handler
-  nlohmann::json handler_time;               // the parts and their method (handler_time_json)
-  double achieved_outstanding = 0;
-  std::uint64_t block_reads = 0;
-  std::uint64_t handler_blocks = 0;  // blocking calls of the handlers in the window
-  std::uint64_t own_ring_waits = 0;  // per-thread ports: the workers' waits on their own rings
-  nlohmann::json work_calibration;
-  std::uint64_t errors = 0;
-  nlohmann::json error_detail;
-  nlohmann::json workload_stats;
-  // Accounting over the whole run (every phase).
-  std::uint64_t completions_handled_total = 0;
-  std::uint64_t packets_handled_total = 0;
-  std::uint64_t packets_posted_total = 0;  // post workload only
-  std::uint64_t stop_packets_taken = 0;
-  std::uint64_t left_in_port = 0;
-  bool drained = true;
-  bool interrupted = false;
 };
 
 // Checks every field; throws BadInput naming the flag (--workload, --pool, --blocking, ...).

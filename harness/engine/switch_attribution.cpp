@@ -5,7 +5,7 @@
 
 namespace iocpbench::engine {
 
-nlohmann::json attribute_switches(const SwitchCounts& c) {
+SwitchAttribution attribute_switches(const SwitchCounts& c) {
   // A handoff wakes one waiter, which made one voluntary switch if it had gone to sleep (it
   // may not have yet: its word was set before its futex wait), so handoffs bound the port's
   // sleeps from above and the workers' voluntary switches bound them too.
@@ -32,39 +32,27 @@ nlohmann::json attribute_switches(const SwitchCounts& c) {
   const std::uint64_t outside = c.load_generator + c.other + preempted_otherwise;
   const std::uint64_t counted = iocp + emulation + outside;
 
-  nlohmann::json share = nullptr;
-  if (counted > 0) share = static_cast<double>(emulation) / static_cast<double>(counted);
-  return {
-      {"iocp_model",
-       {{"port_waits", port_waits},
-        {"handler_blocks", blocks},
-        {"preempted_over_limit", over_limit},
-        {"total", iocp}}},
-      {"emulation",
-       {{"completion_thread", source},
-        {"workers_other_voluntary", woken_otherwise},
-        {"workers_preempted_by_it", preempted_by_emulation},
-        {"total", emulation}}},
-      {"outside_port",
-       {{"load_generator", c.load_generator},
-        {"other_threads", c.other},
-        {"workers_preempted_otherwise", preempted_otherwise},
-        {"total", outside}}},
-      {"emulation_share", share},
-      {"method",
-       "per-role counts of the window; iocp_model.port_waits = min(port handoffs + (per-thread "
-       "ports) the workers' waits on their own rings (counted over the whole run), workers' voluntary "
-       "switches) (a handoff "
-       "wakes one sleeping waiter); handler_blocks = min(blocking "
-       "calls of the handlers, the workers' voluntary switches left); preempted_over_limit = the "
-       "workers' involuntary switches x (time with C > M / window), an estimate; the emulation's: "
-       "every completion-thread switch, the workers' other voluntary switches (woken for "
-       "nothing: task work, the port lock's sleep), and of the workers' remaining involuntary "
-       "switches at most one per wake-up of the emulation's (completion-thread voluntary + "
-       "workers' other voluntary), an upper bound; outside_port: the load generator, threads in "
-       "no role, and the workers' preemptions left over (other processes on the machine); "
-       "emulation_share = emulation.total / all counted"},
-  };
+  SwitchAttribution a;
+  a.iocp_model = {port_waits, blocks, over_limit, iocp};
+  a.emulation = {source, woken_otherwise, preempted_by_emulation, emulation};
+  a.outside_port = {c.load_generator, c.other, preempted_otherwise, outside};
+  if (counted > 0) a.emulation_share = static_cast<double>(emulation) / static_cast<double>(counted);
+  return a;
+}
+
+const char* switch_attribution_method() {
+  return "per-role counts of the window; iocp_model.port_waits = min(port handoffs + (per-thread "
+         "ports) the workers' waits on their own rings (counted over the whole run), workers' "
+         "voluntary switches) (a handoff wakes one sleeping waiter); handler_blocks = "
+         "min(blocking calls of the handlers, the workers' voluntary switches left); "
+         "preempted_over_limit = the workers' involuntary switches x (time with C > M / window), "
+         "an estimate; the emulation's: every completion-thread switch, the workers' other "
+         "voluntary switches (woken for nothing: task work, the port lock's sleep), and of the "
+         "workers' remaining involuntary switches at most one per wake-up of the emulation's "
+         "(completion-thread voluntary + workers' other voluntary), an upper bound; "
+         "outside_port: the load generator, threads in no role, and the workers' preemptions "
+         "left over (other processes on the machine); emulation_share = emulation.total / all "
+         "counted";
 }
 
 }  // namespace iocpbench::engine

@@ -3,12 +3,11 @@
 // sleeps in the port until a handoff, a handler that blocks, a thread preempted while the port
 // runs over its limit), the emulation's own (a completion thread, a worker woken for nothing,
 // a worker preempted by either), and the rest (the load generator, the harness's own threads,
-// preemption by other processes). Pure: counts in, JSON out (points[].runs[].
-// context_switches.attribution), so the rule is tested without a run.
+// preemption by other processes). Pure: counts in, the split out (results/run_record writes it
+// as points[].runs[].context_switches.attribution), so the rule is tested without a run.
 
 #include <cstdint>
-
-#include <nlohmann/json.hpp>
+#include <optional>
 
 namespace iocpbench::engine {
 
@@ -26,8 +25,22 @@ struct SwitchCounts {
   double window_s = 0;
 };
 
-// {iocp_model: {...,total}, emulation: {...,total}, outside_port: {...,total},
-//  emulation_share, method}. emulation_share is null when nothing was counted.
-nlohmann::json attribute_switches(const SwitchCounts& counts);
+struct SwitchAttribution {
+  struct IocpModel {  // the switches an IOCP would also make
+    std::uint64_t port_waits = 0, handler_blocks = 0, preempted_over_limit = 0, total = 0;
+  } iocp_model;
+  struct Emulation {  // the emulation's own
+    std::uint64_t completion_thread = 0, workers_other_voluntary = 0, workers_preempted_by_it = 0,
+                  total = 0;
+  } emulation;
+  struct OutsidePort {
+    std::uint64_t load_generator = 0, other_threads = 0, workers_preempted_otherwise = 0, total = 0;
+  } outside_port;
+  std::optional<double> emulation_share;  // emulation.total / all counted; none when nothing was
+};
+
+SwitchAttribution attribute_switches(const SwitchCounts& counts);
+// How attribute_switches splits the counts, in words (recorded beside the split).
+const char* switch_attribution_method();
 
 }  // namespace iocpbench::engine

@@ -31,6 +31,18 @@ struct FileDone {
   bool outside_port = false;      // a packet for an I/O that must never have reached the port
 };
 
+// A packet's FileDone, read back through its context: each OS's record of one I/O (`Op`) keeps
+// its slot as `index` and its times as `t_submit_ns` and `t_insert_ns`.
+template <typename Op>
+FileDone file_done(const port::Packet& packet) {
+  const auto* op = static_cast<const Op*>(packet.context);
+  return FileDone{.slot = op->index,
+                  .bytes = packet.bytes,
+                  .status = packet.status,
+                  .t_submit_ns = op->t_submit_ns,
+                  .t_insert_ns = op->t_insert_ns};
+}
+
 // One I/O issued outside the port and waited for by the issuing thread.
 struct FileWaited {
   bool ok = false;  // completed without error, whole block

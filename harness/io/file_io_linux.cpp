@@ -55,16 +55,7 @@ class RingFileIo final : public RingTransport<FileIo> {
     sources_.submit(op);
   }
 
-  FileDone done(const port::Packet& packet) override {
-    const auto* op = static_cast<const IoOp*>(packet.context);
-    FileDone d;
-    d.slot = op->index;
-    d.bytes = packet.bytes;
-    d.status = packet.status;
-    d.t_submit_ns = op->t_submit_ns;
-    d.t_insert_ns = op->t_insert_ns;
-    return d;
-  }
+  FileDone done(const port::Packet& packet) override { return file_done<IoOp>(packet); }
 
   FileWaited wait_outside_port(std::uint32_t, bool, std::uint64_t) override {
     throw std::logic_error("--skip-port-share needs a kernel completion port");

@@ -80,12 +80,7 @@ class OverlappedFileIo final : public FileIo {
 
   FileDone done(const port::Packet& packet) override {
     const auto* op = static_cast<const WinOp*>(packet.context);
-    FileDone d;
-    d.slot = op->index;
-    d.bytes = packet.bytes;
-    d.status = packet.status;
-    d.t_submit_ns = op->t_submit_ns;
-    d.t_insert_ns = op->t_insert_ns;
+    FileDone d = file_done<WinOp>(packet);
     d.outside_port = (op->kind & kOutsidePort) != 0;  // the platform queued a tagged-event I/O
     if (packet.status != 0 && !d.outside_port) {
       last_error_.store(packet.status, std::memory_order_relaxed);

@@ -61,9 +61,4 @@ Percentiles percentiles_us(const Histogram& h) {
   return p;
 }
 
-nlohmann::json to_json(const Percentiles& p) {
-  return {{"p50", p.p50}, {"p90", p.p90},   {"p99", p.p99},    {"p999", p.p999},
-          {"max", p.max}, {"mean", p.mean}, {"count", p.count}};
-}
-
 }  // namespace iocpbench::metrics

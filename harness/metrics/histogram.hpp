@@ -9,8 +9,6 @@
 #include <bit>
 #include <cstdint>
 
-#include <nlohmann/json.hpp>
-
 namespace iocpbench::metrics {
 
 class Histogram {
@@ -64,6 +62,5 @@ struct Percentiles {
 
 // In microseconds (the histogram holds nanoseconds).
 Percentiles percentiles_us(const Histogram& histogram);
-nlohmann::json to_json(const Percentiles& p);
 
 }  // namespace iocpbench::metrics

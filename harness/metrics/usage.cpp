@@ -25,22 +25,6 @@ Usage& operator+=(Usage& a, const Usage& b) {
   return a;
 }
 
-void mark_unavailable_switches(nlohmann::json& run) {
-  const std::optional<std::string> why = context_switches_unavailable();
-  if (!why) return;
-  const nlohmann::json none = {{"voluntary", nullptr}, {"involuntary", nullptr}};
-  run["context_switches_per_kop"] = nullptr;
-  run["voluntary_switches_per_kop"] = nullptr;
-  nlohmann::json& switches = run["context_switches"];
-  switches["voluntary"] = nullptr;
-  switches["involuntary"] = nullptr;
-  if (switches.contains("by_role") && switches["by_role"].is_object()) {
-    for (auto& role : switches["by_role"]) role = none;
-  }
-  switches["other"] = none;
-  switches["unavailable"] = *why;
-}
-
 const char* to_string(Role role) {
   switch (role) {
     case Role::workers:

@@ -15,8 +15,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace iocpbench::metrics {
 
 struct Usage {
@@ -40,10 +38,6 @@ const char* usage_method();
 // Why this OS's context-switch counts cannot be trusted here (under Wine every thread's
 // ContextSwitches reads 0), or nothing when they can. Per OS (usage_linux.cpp, ...).
 std::optional<std::string> context_switches_unavailable();
-// A run's JSON (results::run_record) where the counts are unavailable: every switch count and
-// ratio becomes null and `context_switches.unavailable` says why, so no reader takes 0 for a
-// measurement. Leaves the JSON alone where they are available.
-void mark_unavailable_switches(nlohmann::json& run);
 // True where process_usage() counts every thread that ever ran (Linux: RUSAGE_SELF), so that two
 // readings bracket every switch between them even when threads started and exited meanwhile;
 // false where it sums the live threads (Windows: an exited thread's switches are lost unless it

@@ -1,15 +1,16 @@
-// A run's typed result (engine/run_point.hpp) as schema v1 records it: points[].runs[] and the
-// point around them. The keys of a run's measured blocks are spelled here and nowhere else in
-// the harness (iocpbench_analysis/ reads them).
+// A run's typed result (engine/run_result.hpp) as schema v1 records it: points[].runs[] and the
+// point around them. The keys of a run are spelled here and, for its measured blocks, in
+// run_blocks.cpp, and nowhere else in the harness (iocpbench_analysis/ reads them).
 
 #include <algorithm>
 
+#include "engine/switch_attribution.hpp"
+#include "engine/workload_params.hpp"
 #include "metrics/usage.hpp"
 #include "platform/platform.hpp"
 #include "results/keys.hpp"
+#include "results/run_blocks.hpp"
 #include "results/write.hpp"
-#include "engine/switch_attribution.hpp"
-#include "engine/workload_params.hpp"
 
 namespace iocpbench::results {
 namespace {
@@ -39,7 +40,7 @@ nlohmann::json switch_attribution(const RunResult& r, const metrics::Usage& othe
   counts.handler_blocks = r.handler_blocks;
   counts.over_limit_s = r.port_counters.over_limit_s;
   counts.window_s = r.seconds;
-  return engine::attribute_switches(counts);
+  return attribution_json(engine::attribute_switches(counts));
 }
 
 
@@ -133,9 +134,9 @@ RunRecord run_record(const RunResult& r) {
       {"voluntary_switches_per_kop",
        static_cast<double>(r.process.voluntary) * 1000.0 / static_cast<double>(kops_base)},
       {"context_switches", roles.switches},
-      {"latency_us", metrics::to_json(r.latency)},
+      {"latency_us", percentiles_json(r.latency)},
       {"latency_source", r.latency_source},
-      {"queue_delay_us", metrics::to_json(r.queue_delay)},
+      {"queue_delay_us", percentiles_json(r.queue_delay)},
       {"cpu", roles.cpu},
       {"threads_by_role", roles.threads},
       {"port_counters", port_counters_json(r)},
@@ -143,19 +144,19 @@ RunRecord run_record(const RunResult& r) {
       {"threads_that_ran", threads_ran},
       {"achieved_blocking_ratio", r.achieved_blocking_ratio},
       {"blocked_only_ratio", r.blocked_only_ratio ? nlohmann::json(*r.blocked_only_ratio) : nlohmann::json()},
-      {key::kHandlerTime, r.handler_time},
+      {key::kHandlerTime, handler_time_json(r.blocking)},
       {"achieved_outstanding", r.achieved_outstanding},
       {"blocking_reads", r.block_reads},
-      {"work_calibration", r.work_calibration},
+      {"work_calibration", work_calibration_json(r.work_calibration)},
       {"errors", r.errors},
-      {"error_detail", r.error_detail},
+      {"error_detail", error_detail_json(r.error_detail)},
       {"workload_stats", r.workload_stats},
       {"accounting", accounting_json(r)},
       {"unsampled_threads", r.unsampled_threads},
       {"interrupted", r.interrupted},
   };
-  if (!r.pool_sizing.is_null()) run["pool_sizing"] = r.pool_sizing;
-  metrics::mark_unavailable_switches(run);  // null, never 0, where the OS cannot count (Wine)
+  if (r.pool_sizing) run["pool_sizing"] = pool_sizing_json(*r.pool_sizing);
+  mark_unavailable_switches(run);  // null, never 0, where the OS cannot count (Wine)
   return RunRecord{std::move(run)};
 }
 

@@ -4,8 +4,8 @@
 
 #include "results/json_file.hpp"
 #include "results/keys.hpp"
-#include "stats/blocking_fidelity.hpp"
-#include "stats/summary_json.hpp"
+#include "results/blocking_fidelity.hpp"
+#include "results/summary.hpp"
 
 namespace iocpbench::results {
 namespace {
@@ -25,8 +25,8 @@ nlohmann::json runs_json(const std::vector<RunRecord>& runs) {
 
 void summarize(PointResult& point) {
   // Summarised from the runs' records, as a resumed sweep summarises runs of both sessions.
-  point.summary = stats::summarize_runs(runs_json(point.runs));
-  point.blocking_fidelity = stats::blocking_fidelity(to_json(point));
+  point.summary = results::summarize_runs(runs_json(point.runs));
+  point.blocking_fidelity = results::blocking_fidelity(to_json(point));
 }
 
 ResultsDocument new_document(SweepBlock sweep) {

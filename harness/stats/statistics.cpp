@@ -40,10 +40,4 @@ Summary summarize(std::span<const double> values) {
   return s;
 }
 
-nlohmann::json to_json(const Summary& s) {
-  auto maybe = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return {{"median", s.median}, {"mean", s.mean}, {"ci95_low", maybe(s.ci95_low)},
-          {"ci95_high", maybe(s.ci95_high)}, {"cv", maybe(s.cv)}, {"n", s.n}};
-}
-
 }  // namespace iocpbench::stats

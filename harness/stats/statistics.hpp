@@ -8,8 +8,6 @@
 #include <optional>
 #include <span>
 
-#include <nlohmann/json.hpp>
-
 namespace iocpbench::stats {
 
 struct Summary {
@@ -24,7 +22,5 @@ Summary summarize(std::span<const double> values);
 double t_quantile(double probability, double dof);
 // Two-sided 95%: t_quantile(0.975, dof); 0 for dof 0.
 double t_quantile_975(std::size_t dof);
-// median, mean, ci95_low, ci95_high, cv (null where absent), n.
-nlohmann::json to_json(const Summary& summary);
 
 }  // namespace iocpbench::stats

@@ -5,7 +5,9 @@
 #include <numeric>
 #include <utility>
 
-#include "stats/blocking_fidelity.hpp"
+#include "results/blocking_fidelity.hpp"
+#include "results/keys.hpp"
+#include "results/run_blocks.hpp"
 #include "stats/statistics.hpp"
 #include "sweep/sweep_runner.hpp"
 
@@ -112,7 +114,7 @@ nlohmann::json fidelity_point(const engine::PointSpec& spec) {
 nlohmann::json fidelity_run(const engine::RunResult& r) {
   return {{"achieved_blocking_ratio", r.achieved_blocking_ratio},
           {"blocked_only_ratio", r.blocked_only_ratio ? nlohmann::json(*r.blocked_only_ratio) : nlohmann::json()},
-          {"handler_time", r.handler_time}};
+          {results::key::kHandlerTime, results::handler_time_json(r.blocking)}};
 }
 
 // exclusion_reason, given `runs` and their fidelity_point.
@@ -121,7 +123,7 @@ std::optional<std::string> judged_exclusion(const nlohmann::json& point, const s
   for (const auto& r : runs) {
     if (!r.drained) return std::string("a run did not drain");
   }
-  const nlohmann::json fidelity = stats::blocking_fidelity(point);
+  const nlohmann::json fidelity = results::blocking_fidelity(point);
   if (!fidelity.value("within_tolerance", true)) {
     return "blocking ratio not honoured: " + fidelity.value("reason", std::string("no reason given"));
   }

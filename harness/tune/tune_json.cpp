@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "results/summary.hpp"
 #include "results/write.hpp"
 #include "sweep/grid.hpp"
 #include "sweep/results_file.hpp"
@@ -21,7 +22,7 @@ nlohmann::json candidate_json(const tune::Candidate& c, const std::string& id) {
   return {{"id", id},
           {"concurrency", {{"spec", c.concurrency.text}, {"value", c.concurrency_value}}},
           {"pool", {{"spec", c.pool.text}, {"value", c.pool_value}}},
-          {"throughput_ops_per_s", stats::to_json(stats::summarize(c.throughput_by_round))},
+          {"throughput_ops_per_s", results::summary_json(stats::summarize(c.throughput_by_round))},
           {"context_switches_per_kop", c.context_switches_per_kop}};
 }
 

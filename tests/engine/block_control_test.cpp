@@ -14,6 +14,7 @@
 #include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
 #include "engine/block_control.hpp"
+#include "results/run_blocks.hpp"
 #include "results/write.hpp"
 #include "engine/run_point.hpp"
 
@@ -161,7 +162,7 @@ TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
   const engine::PointSpec spec = one_thread_post(200, 0.6, 0.4);
   const engine::RunResult r = engine::run_point(spec, nullptr);
   ASSERT_GT(r.ops, 100u);
-  const nlohmann::json& h = r.handler_time;
+  const nlohmann::json h = results::handler_time_json(r.blocking);
   const double parts = h.at("cpu_us_mean").get<double>() + h.at("blocked_us_mean").get<double>() +
                        h.at("runnable_wait_us_mean").get<double>();
   EXPECT_NEAR(parts, h.at("handler_us_mean").get<double>(), 0.01 * parts + 0.5);
@@ -183,8 +184,10 @@ TEST(RunPoint, ABlockTooShortToHonourIsFlagged) {
   if (!metrics::ThreadSchedClock().available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
   const engine::PointSpec spec = one_thread_post(1, 0.25, 0.2);  // b = 0.25 of 1 us: a 0.33 us block
   const engine::RunResult r = engine::run_point(spec, nullptr);
-  EXPECT_FALSE(r.handler_time.at("honoured").get<bool>());
-  EXPECT_TRUE(r.handler_time.at("not_honoured_because").is_string());
+  EXPECT_FALSE(r.blocking.honoured());
+  const nlohmann::json h = results::handler_time_json(r.blocking);
+  EXPECT_FALSE(h.at("honoured").get<bool>());
+  EXPECT_TRUE(h.at("not_honoured_because").is_string());
   const nlohmann::json point = results::to_json(results::point_result(spec, {r}));
   EXPECT_FALSE(point.at("blocking_fidelity").at("within_tolerance").get<bool>());
   EXPECT_TRUE(point.at("blocking_fidelity").at("reason").is_string());

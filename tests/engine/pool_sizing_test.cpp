@@ -21,6 +21,7 @@
 #include "port/completion_port.hpp"
 #include "engine/pool.hpp"
 #include "engine/pool_timeline.hpp"
+#include "results/run_blocks.hpp"
 #include "results/write.hpp"
 #include "engine/run_point.hpp"
 #include "core/pool_spec.hpp"
@@ -238,8 +239,8 @@ TEST(PoolSizing, ThroughRunPointTheResultsCarryTheSizesOverTime) {
   spec.duration_s = 0.3;
   spec.warmup_s = 0.2;
   const engine::RunResult r = engine::run_point(spec, nullptr);
-  ASSERT_TRUE(r.pool_sizing.is_object());
-  const auto& s = r.pool_sizing;
+  ASSERT_TRUE(r.pool_sizing.has_value());
+  const nlohmann::json s = results::pool_sizing_json(*r.pool_sizing);
   EXPECT_EQ(s["settings"]["min_threads"], 1);
   EXPECT_EQ(s["settings"]["max_threads"], 4 * platform::logical_cpus());
   EXPECT_GT(s["grows"].get<unsigned>(), 0u) << "a blocking handler with CPU to spare grows";

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "results/write.hpp"
-#include "stats/blocking_fidelity.hpp"
+#include "results/blocking_fidelity.hpp"
 #include "sweep/grid.hpp"
 #include "tune/search.hpp"
 
@@ -96,7 +96,10 @@ TEST(ExclusionReason, JudgesAsTheResultsFileDoes) {
     engine::RunResult r;
     r.achieved_blocking_ratio = achieved;
     r.blocked_only_ratio = blocked_only;
-    if (hint) r.handler_time = {{"hint", hint}};
+    if (hint) {
+      r.blocking.blocks = true;
+      r.blocking.hint = hint;
+    }
     return r;
   };
   const std::vector<std::vector<engine::RunResult>> cases{
@@ -108,7 +111,7 @@ TEST(ExclusionReason, JudgesAsTheResultsFileDoes) {
   std::size_t not_honoured = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(i);
-    const nlohmann::json fidelity = stats::blocking_fidelity(results::to_json(results::point_result(spec, cases[i])));
+    const nlohmann::json fidelity = results::blocking_fidelity(results::to_json(results::point_result(spec, cases[i])));
     const std::optional<std::string> reason = exclusion_reason(spec, cases[i]);
     EXPECT_EQ(reason.has_value(), !fidelity.at("within_tolerance").get<bool>());
     if (reason) {

@@ -28,6 +28,7 @@
 #include "port/port_actor.hpp"
 #include "engine/run_point.hpp"
 #include "engine/switch_attribution.hpp"
+#include "results/run_blocks.hpp"
 #include "sweep/completion_path_compat.hpp"
 #include "sweep/grid.hpp"
 #include "engine/workload_params.hpp"
@@ -225,7 +226,7 @@ TEST(SwitchAttribution, SplitsTheCountsByTheirCause) {
   c.handler_blocks = 300;
   c.over_limit_s = 0.25;
   c.window_s = 1.0;
-  const nlohmann::json a = iocpbench::engine::attribute_switches(c);
+  const nlohmann::json a = iocpbench::results::attribution_json(iocpbench::engine::attribute_switches(c));
   EXPECT_EQ(a["iocp_model"]["port_waits"], 600);
   EXPECT_EQ(a["iocp_model"]["handler_blocks"], 300);
   EXPECT_EQ(a["iocp_model"]["preempted_over_limit"], 100);  // 400 x 0.25
@@ -244,7 +245,7 @@ TEST(SwitchAttribution, OwnRingWaitsArePortWaits) {
   iocpbench::engine::SwitchCounts c;
   c.workers_voluntary = 900;
   c.own_ring_waits = 1000;  // counted over the whole run: bounded by the window's switches
-  const nlohmann::json a = iocpbench::engine::attribute_switches(c);
+  const nlohmann::json a = iocpbench::results::attribution_json(iocpbench::engine::attribute_switches(c));
   EXPECT_EQ(a["iocp_model"]["port_waits"], 900);
   EXPECT_EQ(a["emulation"]["total"], 0);
 }
@@ -258,7 +259,7 @@ TEST(SwitchAttribution, PreemptionWithoutEmulationWakeUpsIsNotTheEmulations) {
   c.handoffs = 10;
   c.source_voluntary = 40;
   c.window_s = 1.0;
-  const nlohmann::json a = iocpbench::engine::attribute_switches(c);
+  const nlohmann::json a = iocpbench::results::attribution_json(iocpbench::engine::attribute_switches(c));
   EXPECT_EQ(a["emulation"]["workers_preempted_by_it"], 40);
   EXPECT_EQ(a["outside_port"]["workers_preempted_otherwise"], 460);
   EXPECT_EQ(a["emulation"]["total"], 80);
@@ -269,11 +270,11 @@ TEST(SwitchAttribution, HandoffsNeverClaimMoreThanTheWorkersSwitched) {
   c.workers_voluntary = 50;  // a handoff to a waiter that had not gone to sleep yet
   c.handoffs = 80;
   c.handler_blocks = 10;
-  const nlohmann::json a = iocpbench::engine::attribute_switches(c);
+  const nlohmann::json a = iocpbench::results::attribution_json(iocpbench::engine::attribute_switches(c));
   EXPECT_EQ(a["iocp_model"]["port_waits"], 50);
   EXPECT_EQ(a["iocp_model"]["handler_blocks"], 0);
   EXPECT_EQ(a["emulation"]["total"], 0);
-  EXPECT_TRUE(iocpbench::engine::attribute_switches({})["emulation_share"].is_null())
+  EXPECT_FALSE(iocpbench::engine::attribute_switches({}).emulation_share.has_value())
       << "nothing counted: no share, not 0";
 }
 
@@ -417,7 +418,7 @@ iocpbench::engine::PointSpec lifo_spec(iocpbench::WorkloadKind workload, nlohman
 }
 
 void expect_iocp_signature(const iocpbench::engine::RunResult& r) {
-  ASSERT_EQ(r.errors, 0u) << r.error_detail.dump();
+  ASSERT_EQ(r.errors, 0u) << iocpbench::results::error_detail_json(r.error_detail).dump();
   ASSERT_GT(r.ops, 0u);
   EXPECT_NE(r.workload_stats.at("completion_source").at("design").get<std::string>().find(
                 "read by the port itself"),

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "platform/platform.hpp"
+#include "results/run_blocks.hpp"
 #include "results/write.hpp"
 #include "engine/run_point.hpp"
 #include "echo_checks.hpp"
@@ -43,7 +44,7 @@ std::string test_file() {
 }
 
 void expect_clean_accounting(const RunResult& r, unsigned pool) {
-  EXPECT_EQ(r.errors, 0u) << r.error_detail.dump() << "\n" << r.workload_stats.dump();
+  EXPECT_EQ(r.errors, 0u) << iocpbench::results::error_detail_json(r.error_detail).dump() << "\n" << r.workload_stats.dump();
   EXPECT_TRUE(r.drained);
   EXPECT_EQ(r.stop_packets_taken, pool) << "each thread takes exactly one stop packet";
   EXPECT_EQ(r.left_in_port, 0u);

@@ -16,6 +16,7 @@
 
 #include "core/errors.hpp"
 #include "platform/platform.hpp"
+#include "results/run_blocks.hpp"
 #include "results/write.hpp"
 #include "engine/run_point.hpp"
 #include "echo_checks.hpp"
@@ -70,7 +71,7 @@ class Cleanup : public ::testing::Environment {
 const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new Cleanup);
 
 void expect_clean_accounting(const RunResult& r, unsigned pool) {
-  EXPECT_EQ(r.errors, 0u) << r.error_detail.dump();
+  EXPECT_EQ(r.errors, 0u) << iocpbench::results::error_detail_json(r.error_detail).dump();
   EXPECT_TRUE(r.drained);
   EXPECT_EQ(r.stop_packets_taken, pool) << "each thread takes exactly one stop packet";
   EXPECT_EQ(r.left_in_port, 0u);
@@ -142,7 +143,7 @@ TEST(MetricSense, BlockingRaisesSwitchesAndAchievedRatioTracksB) {
       const RunResult r = iocpbench::engine::run_point(spec, nullptr);
       ASSERT_GT(r.ops, 0u);
       if (round == 0 && b == 0.1) {
-        EXPECT_GT(r.work_calibration.value("measured_us", 0.0), 0.0);
+        EXPECT_GT(r.work_calibration.measured_us, 0.0);
       }
       auto& ratios = b == 0.0 ? ratio_none : b == 0.1 ? ratio_some : ratio_most;
       auto& switches = b == 0.0 ? switches_none : b == 0.1 ? switches_some : switches_most;

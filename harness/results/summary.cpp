@@ -1,11 +1,15 @@
-#include "stats/summary_json.hpp"
+#include "results/summary.hpp"
 
 #include <vector>
 
 #include "stats/statistics.hpp"
 
-namespace iocpbench::stats {
+namespace iocpbench::results {
 namespace {
+
+nlohmann::json or_null(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
 
 // The metric at `pointer` in each run that has it.
 nlohmann::json summary_at(const nlohmann::json& runs, const char* pointer) {
@@ -14,10 +18,15 @@ nlohmann::json summary_at(const nlohmann::json& runs, const char* pointer) {
   for (const auto& run : runs) {
     if (run.contains(where) && run.at(where).is_number()) values.push_back(run.at(where).get<double>());
   }
-  return to_json(summarize(values));
+  return summary_json(stats::summarize(values));
 }
 
 }  // namespace
+
+nlohmann::json summary_json(const stats::Summary& s) {
+  return {{"median", s.median}, {"mean", s.mean}, {"ci95_low", or_null(s.ci95_low)},
+          {"ci95_high", or_null(s.ci95_high)}, {"cv", or_null(s.cv)}, {"n", s.n}};
+}
 
 nlohmann::json summarize_runs(const nlohmann::json& runs) {
   std::uint64_t errors = 0;
@@ -44,4 +53,4 @@ nlohmann::json summarize_runs(const nlohmann::json& runs) {
   return summary;
 }
 
-}  // namespace iocpbench::stats
+}  // namespace iocpbench::results

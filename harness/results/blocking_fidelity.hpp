@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-namespace iocpbench::stats {
+namespace iocpbench::results {
 
 // {tolerance, requested, achieved_median, blocked_only_median, judged_on, within_tolerance,
 //  reason}; reason is null when within tolerance.
 nlohmann::json blocking_fidelity(const nlohmann::json& point);
 
-}  // namespace iocpbench::stats
+}  // namespace iocpbench::results

@@ -1,14 +1,17 @@
-#include "stats/blocking_fidelity.hpp"
+#include "results/blocking_fidelity.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
-namespace iocpbench::stats {
+#include "engine/block_control.hpp"
+#include "results/keys.hpp"
+#include "stats/statistics.hpp"
+
+namespace iocpbench::results {
 namespace {
 
-constexpr double kTolerance = 0.03;  // docs/targets.md F1, engine/block_control.hpp
+constexpr double kTolerance = engine::kBlockingTolerance;  // docs/targets.md F1
 
 std::optional<double> median_of(const nlohmann::json& runs, const char* key) {
   std::vector<double> values;
@@ -16,9 +19,7 @@ std::optional<double> median_of(const nlohmann::json& runs, const char* key) {
     if (run.contains(key) && run.at(key).is_number()) values.push_back(run.at(key).get<double>());
   }
   if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  return stats::summarize(values).median;
 }
 
 nlohmann::json or_null(const std::optional<double>& v) {
@@ -28,7 +29,7 @@ nlohmann::json or_null(const std::optional<double>& v) {
 // A run's advice on the cause (blocks at the sleep's floor), where one gave it.
 std::optional<std::string> run_hint(const nlohmann::json& runs) {
   for (const auto& run : runs) {
-    const auto h = run.find("handler_time");
+    const auto h = run.find(key::kHandlerTime);
     if (h == run.end() || !h->is_object()) continue;
     const auto hint = h->find("hint");
     if (hint != h->end() && hint->is_string()) return hint->get<std::string>();
@@ -69,4 +70,4 @@ nlohmann::json blocking_fidelity(const nlohmann::json& point) {
   return j;
 }
 
-}  // namespace iocpbench::stats
+}  // namespace iocpbench::results

@@ -1,0 +1,116 @@
+#pragma once
+// What one run measured, typed: engine/run_point fills it, results/run_record spells it as
+// schema v1's points[].runs[] (the keys live there and nowhere else in the harness). The one
+// open block is `workload_stats`, each workload's own counters (engine/workload.hpp, stats()):
+// a workload's keys are its own, as an fio engine's options are.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/kinds.hpp"
+#include "engine/block_control.hpp"
+#include "engine/pool_timeline.hpp"
+#include "engine/switch_attribution.hpp"
+#include "metrics/histogram.hpp"
+#include "metrics/usage.hpp"
+
+namespace iocpbench::engine {
+
+struct PortCounterDelta {
+  bool available = false;
+  std::uint64_t handoffs = 0, queued = 0;       // during the measured window
+  double over_limit_s = 0;                      // during the measured window
+  std::uint64_t max_active = 0, max_depth = 0;  // high-water marks over the whole run
+};
+
+// The handler's time split into its parts, and whether the requested ratio was honoured
+// (runs[].handler_time; docs/architecture.md, "The blocking ratio").
+struct BlockingRecord {
+  double requested_ratio = 0;
+  bool blocks = false;         // false at b = 0: the handler only computes, nothing is split
+  HandlerTimes times;          // the window's blocking handlers, summed
+  bool split_available = false;  // the OS splits CPU from runnable wait (metrics/thread_sched)
+  std::string method;          // how the parts were measured
+  std::string hint;            // advice where the cause is known; empty: none
+  std::string not_honoured_because;  // empty: honoured
+  bool honoured() const { return not_honoured_because.empty(); }
+};
+
+// The CPU work's calibration and the check of it on the run's own thread (runs[].work_calibration).
+struct WorkCalibrationRecord {
+  double iterations_per_us = 0;
+  unsigned calibration_trials = 0;
+  double calibration_ms = 0;
+  double target_us = 0;
+  std::uint64_t iterations = 0;
+  unsigned check_repetitions = 0;
+  double measured_us = 0;
+  double block_us_target = 0;                // nominal: the first block's target
+  std::optional<double> sleep_overshoot_us;  // sleep blocks only
+  BlockingKind blocking_kind = BlockingKind::sleep;
+};
+
+// An auto pool's size over the run (runs[].pool_sizing).
+struct PoolSizingRecord {
+  PoolSizing settings;
+  PoolWindowSummary window;
+  PoolTimeline timeline;
+  std::uint64_t window_start_ns = 0;  // the timeline is written relative to it
+};
+
+// What runs[].errors counts.
+struct ErrorDetail {
+  std::uint64_t completions_failed = 0;
+  std::uint64_t blocking_reads_failed = 0;
+  std::uint64_t remove_failures = 0;
+  std::uint64_t workload = 0;
+  bool drain_timed_out = false;
+};
+
+struct RunResult {
+  unsigned repetition = 0;
+  double seconds = 0;  // the measured window
+  std::uint64_t ops = 0;
+  std::uint64_t bytes = 0;
+  double throughput_ops_per_s = 0;
+  double bytes_per_s = 0;
+  double context_switches_per_kop = 0;
+  metrics::Usage process;                   // the window, RUSAGE_SELF
+  metrics::Usage by_role[metrics::kRoles];  // the window, per role
+  unsigned role_threads[metrics::kRoles] = {};
+  unsigned unsampled_threads = 0;
+  unsigned logical_cpus = 0;
+  metrics::Percentiles latency;      // end-to-end
+  metrics::Percentiles queue_delay;  // insert -> remove
+  std::string latency_source;        // what end-to-end means for this workload
+  PortCounterDelta port_counters;
+  unsigned effective_concurrency = 0;
+  std::vector<double> thread_shares;  // sorted descending (per slot for an auto pool)
+  std::optional<PoolSizingRecord> pool_sizing;  // an auto pool only
+  // (blocked + runnable wait) / handler time, and blocked / (cpu + blocked): engine/block_control.
+  double achieved_blocking_ratio = 0;
+  std::optional<double> blocked_only_ratio;  // none where the OS cannot split the handler
+  BlockingRecord blocking;
+  double achieved_outstanding = 0;
+  std::uint64_t block_reads = 0;
+  std::uint64_t handler_blocks = 0;  // blocking calls of the handlers in the window
+  std::uint64_t own_ring_waits = 0;  // per-thread ports: the workers' waits on their own rings
+  WorkCalibrationRecord work_calibration;
+  std::uint64_t errors = 0;
+  ErrorDetail error_detail;
+  nlohmann::json workload_stats;  // the workload's own block (Workload::stats)
+  // Accounting over the whole run (every phase).
+  std::uint64_t completions_handled_total = 0;
+  std::uint64_t packets_handled_total = 0;
+  std::uint64_t packets_posted_total = 0;  // post workload only
+  std::uint64_t stop_packets_taken = 0;
+  std::uint64_t left_in_port = 0;
+  bool drained = true;
+  bool interrupted = false;
+};
+
+}  // namespace iocpbench::engine
