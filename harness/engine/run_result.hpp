@@ -14,7 +14,6 @@
 #include "core/kinds.hpp"
 #include "engine/block_control.hpp"
 #include "engine/pool_timeline.hpp"
-#include "engine/switch_attribution.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
 

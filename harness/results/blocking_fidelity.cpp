@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/block_control.hpp"
+#include "results/json_null.hpp"
 #include "results/keys.hpp"
 #include "stats/statistics.hpp"
 
@@ -20,10 +21,6 @@ std::optional<double> median_of(const nlohmann::json& runs, const char* key) {
   }
   if (values.empty()) return std::nullopt;
   return stats::summarize(values).median;
-}
-
-nlohmann::json or_null(const std::optional<double>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json();
 }
 
 // A run's advice on the cause (blocks at the sleep's floor), where one gave it.

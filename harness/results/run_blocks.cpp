@@ -6,15 +6,9 @@
 
 #include "engine/cpu_work.hpp"
 #include "metrics/usage.hpp"
+#include "results/json_null.hpp"
 
 namespace iocpbench::results {
-namespace {
-
-nlohmann::json or_null(const std::string& text) {
-  return text.empty() ? nlohmann::json() : nlohmann::json(text);
-}
-
-}  // namespace
 
 nlohmann::json percentiles_json(const metrics::Percentiles& p) {
   return {{"p50", p.p50}, {"p90", p.p90},   {"p99", p.p99},    {"p999", p.p999},
@@ -119,7 +113,7 @@ nlohmann::json attribution_json(const engine::SwitchAttribution& a) {
         {"other_threads", a.outside_port.other_threads},
         {"workers_preempted_otherwise", a.outside_port.workers_preempted_otherwise},
         {"total", a.outside_port.total}}},
-      {"emulation_share", a.emulation_share ? nlohmann::json(*a.emulation_share) : nlohmann::json()},
+      {"emulation_share", or_null(a.emulation_share)},
       {"method", engine::switch_attribution_method()},
   };
 }

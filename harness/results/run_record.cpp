@@ -8,6 +8,7 @@
 #include "engine/workload_params.hpp"
 #include "metrics/usage.hpp"
 #include "platform/platform.hpp"
+#include "results/json_null.hpp"
 #include "results/keys.hpp"
 #include "results/run_blocks.hpp"
 #include "results/write.hpp"
@@ -143,7 +144,7 @@ RunRecord run_record(const RunResult& r) {
       {"thread_shares", r.thread_shares},
       {"threads_that_ran", threads_ran},
       {"achieved_blocking_ratio", r.achieved_blocking_ratio},
-      {"blocked_only_ratio", r.blocked_only_ratio ? nlohmann::json(*r.blocked_only_ratio) : nlohmann::json()},
+      {"blocked_only_ratio", or_null(r.blocked_only_ratio)},
       {key::kHandlerTime, handler_time_json(r.blocking)},
       {"achieved_outstanding", r.achieved_outstanding},
       {"blocking_reads", r.block_reads},

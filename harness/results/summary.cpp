@@ -2,14 +2,11 @@
 
 #include <vector>
 
+#include "results/json_null.hpp"
 #include "stats/statistics.hpp"
 
 namespace iocpbench::results {
 namespace {
-
-nlohmann::json or_null(const std::optional<double>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json();
-}
 
 // The metric at `pointer` in each run that has it.
 nlohmann::json summary_at(const nlohmann::json& runs, const char* pointer) {

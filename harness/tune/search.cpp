@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "results/blocking_fidelity.hpp"
+#include "results/json_null.hpp"
 #include "results/keys.hpp"
 #include "results/run_blocks.hpp"
 #include "stats/statistics.hpp"
@@ -113,7 +114,7 @@ nlohmann::json fidelity_point(const engine::PointSpec& spec) {
 
 nlohmann::json fidelity_run(const engine::RunResult& r) {
   return {{"achieved_blocking_ratio", r.achieved_blocking_ratio},
-          {"blocked_only_ratio", r.blocked_only_ratio ? nlohmann::json(*r.blocked_only_ratio) : nlohmann::json()},
+          {"blocked_only_ratio", results::or_null(r.blocked_only_ratio)},
           {results::key::kHandlerTime, results::handler_time_json(r.blocking)}};
 }
 
