@@ -20,7 +20,7 @@ std::optional<double> median_of(const nlohmann::json& runs, const char* key) {
     if (run.contains(key) && run.at(key).is_number()) values.push_back(run.at(key).get<double>());
   }
   if (values.empty()) return std::nullopt;
-  return stats::summarize(values).median;
+  return stats::median(values);
 }
 
 // A run's advice on the cause (blocks at the sleep's floor), where one gave it.

@@ -18,14 +18,32 @@ double t_quantile_975(std::size_t dof) {
   return t_quantile(0.975, static_cast<double>(dof));
 }
 
+namespace {
+
+std::vector<double> sorted_copy(std::span<const double> values) {
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
+}
+
+double median_of_sorted(const std::vector<double>& sorted) {
+  if (sorted.empty()) return 0;
+  const std::size_t mid = sorted.size() / 2;
+  return sorted.size() % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+}  // namespace
+
+double median(std::span<const double> values) {
+  return median_of_sorted(sorted_copy(values));
+}
+
 Summary summarize(std::span<const double> values) {
   Summary s;
   s.n = values.size();
   if (s.n == 0) return s;
-  std::vector<double> sorted(values.begin(), values.end());
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t mid = s.n / 2;
-  s.median = s.n % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const std::vector<double> sorted = sorted_copy(values);
+  s.median = median_of_sorted(sorted);
   double sum = 0;
   for (double v : sorted) sum += v;
   s.mean = sum / static_cast<double>(s.n);

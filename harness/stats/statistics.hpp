@@ -17,6 +17,9 @@ struct Summary {
 };
 
 Summary summarize(std::span<const double> values);
+// The median alone (0 for no values): what summarize() gives as .median, without the CI's t
+// quantile, for callers that judge many points (the tuner's exclusion rule).
+double median(std::span<const double> values);
 // The `probability` quantile of Student's t with `dof` degrees of freedom (dof > 0), e.g.
 // t_quantile(0.975, 4) = 2.776. Boost.Math, so any dof is exact (no table, no 1.96 cut-off).
 double t_quantile(double probability, double dof);

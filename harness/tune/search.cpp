@@ -8,7 +8,6 @@
 #include "results/blocking_fidelity.hpp"
 #include "results/json_null.hpp"
 #include "results/keys.hpp"
-#include "results/run_blocks.hpp"
 #include "stats/statistics.hpp"
 #include "sweep/sweep_runner.hpp"
 
@@ -115,7 +114,7 @@ nlohmann::json fidelity_point(const engine::PointSpec& spec) {
 nlohmann::json fidelity_run(const engine::RunResult& r) {
   return {{"achieved_blocking_ratio", r.achieved_blocking_ratio},
           {"blocked_only_ratio", results::or_null(r.blocked_only_ratio)},
-          {results::key::kHandlerTime, results::handler_time_json(r.blocking)}};
+          {results::key::kHandlerTime, {{"hint", results::or_null(r.blocking.hint)}}}};
 }
 
 // exclusion_reason, given `runs` and their fidelity_point.
