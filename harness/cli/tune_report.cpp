@@ -60,6 +60,9 @@ void print_decision(std::ostream& out, const tune::TuneOutcome& t) {
   out << "  final (= shown within: the ratio's 90% CI is above " << 1 - t.settings.threshold_pct / 100
       << "; ~ not shown worse: its upper end reaches it; ? no CI, too few rounds; paired log-ratio spread "
       << spread_text << ", " << t.rounds() << " rounds"
+      << (t.final_stages.rounds_to_decide > 0
+              ? " (" + std::to_string(t.final_stages.rounds_to_decide) + " of them to decide a 'not shown worse')"
+              : "")
       << (t.final_stages.rounds_capped ? ", CAPPED by --max-repetitions" : "") << "):\n";
 }
 

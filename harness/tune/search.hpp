@@ -118,7 +118,10 @@ struct FinalStages {
   Choice choice;                             // decided on the last stage's rounds
   unsigned stages = 0;
   double paired_sd = 0;        // the last stage's paired log-ratio spread
-  bool rounds_capped = false;  // the last stage's noise asked for more than max_final_rounds
+  // The last stage's noise asked for more than max_final_rounds, or its answer was still only
+  // "not shown worse" there.
+  bool rounds_capped = false;
+  unsigned rounds_to_decide = 0;  // the last stage's rounds added because its answer was undecided
   // Point ids: the finalists of earlier stages before their stage's best in the fixed order and
   // shown worse than it (Choice::shown_worse_before_best): why none of them is the answer.
   std::vector<std::string> shown_worse_in_earlier_stages;

@@ -72,13 +72,15 @@ nlohmann::json rule_json(const tune::TuneOutcome& t) {
                    "reaches 1 - threshold; recommendation.shown says whether the whole CI is above it "
                    "(shown_within), it is the best (every smaller finalist shown worse), or only not_shown_worse; "
                    "no_evidence: it is the best, and a smaller finalist had no CI (fewer than 5 rounds, an "
-                   "interrupted final), so nothing was shown about that one"},
+                   "interrupted final), so nothing was shown about that one; while the answer is only not_shown_worse the "
+                   "final measures half its rounds again (final_rounds_to_decide), up to final_rounds_max"},
           {"confidence", tune::kEquivalenceConfidence},
           {"screening_rounds", s.screen_rounds},
           {"final_rounds", t.rounds()},
           {"final_rounds_min", s.final_rounds},
           {"final_rounds_max", s.max_final_rounds},
           {"final_rounds_capped", t.final_stages.rounds_capped},
+          {"final_rounds_to_decide", t.final_stages.rounds_to_decide},
           {"final_stages", t.final_stages.stages},
           {"shown_worse_in_earlier_stages", t.final_stages.shown_worse_in_earlier_stages},
           {"paired_log_sd", t.final_stages.paired_sd},

@@ -422,6 +422,43 @@ TEST(TuneSimulation, APlateauBehindMoreSlowerSettingsThanFinalistsIsFoundInALate
   EXPECT_LE(static_cast<double>(worse) / trials, 0.10);
 }
 
+// Issue 16, item 4, at a setting just past the threshold: the smallest setting is truly 7%
+// slower than the rest. In 20 rounds at a 5% CV its CI's upper end straddles 0.95 about a third
+// of the time, and a rule that stopped there answered pool 1 or pool 2 by the noise; measuring
+// until the answer is decided (extend_until_decided) gives one answer rerun after rerun.
+// `rate_of_smallest`: the fraction of simulated reruns that recommend the smallest setting.
+double rate_of_smallest(double smallest_level, double cv, int trials, std::uint64_t seed, unsigned* median_rounds) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> levels(12, 1000.0);
+  levels[0] = smallest_level;
+  int smallest = 0;
+  std::vector<unsigned> rounds;
+  for (int t = 0; t < trials; ++t) {
+    SimulatedFinal stats;
+    smallest += simulate_tune(levels, cv, rng, nullptr, &stats) == 0;
+    rounds.push_back(stats.rounds);
+  }
+  std::sort(rounds.begin(), rounds.end());
+  *median_rounds = rounds[rounds.size() / 2];
+  return static_cast<double>(smallest) / trials;
+}
+
+TEST(TuneSimulation, ASettingSevenPercentSlowerGetsTheSameAnswerRerunAfterRerun) {
+  unsigned rounds = 0;
+  const double rate = rate_of_smallest(930, 0.05, 500, 21, &rounds);
+  std::printf("CV 5%%, the smallest 7%% slower: recommended in %.1f%% of reruns, median final rounds %u\n",
+              rate * 100, rounds);
+  EXPECT_LE(rate, 0.10);  // the same answer (the plateau's first) in at least 90% of reruns
+}
+
+TEST(TuneSimulation, ASettingThreePercentSlowerGetsTheSameAnswerRerunAfterRerun) {
+  unsigned rounds = 0;
+  const double rate = rate_of_smallest(970, 0.05, 500, 22, &rounds);
+  std::printf("CV 5%%, the smallest 3%% slower: recommended in %.1f%% of reruns, median final rounds %u\n",
+              rate * 100, rounds);
+  EXPECT_GE(rate, 0.90);
+}
+
 TEST(SelectFinalists, NextStageTakesTheUntriedSmallerSettingsBeforeItsReference) {
   // All within the screen; the first stage tried pools 1, 2, 3 and 8 and recommended pool 8 (its
   // best): the next stage is pools 4, 5, 6 against pool 8.
