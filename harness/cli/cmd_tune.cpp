@@ -26,7 +26,7 @@ namespace {
 struct TuneOptions {
   SweepFlags flags;
   std::string threshold, screen_repetitions, finalists, max_repetitions;
-  bool quiet = false;
+  bool quiet = false, refine = false;
 };
 
 void add_tune_options(CLI::App& command, TuneOptions& o) {
@@ -51,6 +51,10 @@ void add_tune_options(CLI::App& command, TuneOptions& o) {
   add_text_option(command, "--finalists", o.finalists,
                   "settings re-measured in the final phase, the screening's best included", "INT",
                   std::to_string(tune::kDefaultFinalists));
+  command.add_flag("--refine", o.refine,
+                   "also screen the neighbours of the coarse grid's best (pool +-1, +-2; concurrency +-1) and "
+                   "let them be the answer: a finer answer, but one that can move between reruns, because "
+                   "neighbouring settings near the best are a few percent apart (docs/tuning.md)");
   command.add_flag("--quiet", o.quiet, "no progress display");
 }
 
@@ -85,6 +89,7 @@ tune::Settings settings_from(const TuneOptions& o) {
   if (s.max_final_rounds > 100000) throw BadInput{"--max-repetitions", "more than 100000"};
   if (s.max_finalists > 100) throw BadInput{"--finalists", "more than 100"};
   s.final_rounds = grid.repetitions;
+  s.refine = o.refine;
   s.logical_cpus = platform::logical_cpus();
   return s;
 }
@@ -139,11 +144,12 @@ CommandBody add_tune_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "tune",
       "Recommend a concurrency value and pool size for one workload and blocking ratio: a "
-      "screening of concurrency 1, N, 2N x pool N, 2N, 2N+2, 4N and of the neighbours of its "
-      "best, then a final phase that re-measures the best and the smallest plausible settings "
-      "together in interleaved rounds. The recommendation is the smallest pool, then the smallest "
-      "concurrency, whose throughput ratio to the best has a 90% CI entirely above "
-      "1 - threshold (docs/tuning.md).");
+      "screening of concurrency 1, N, 2N x pool N, 2N, 2N+2, 4N (with --refine, also of the "
+      "neighbours of its best), then a final phase that re-measures the best and the smallest "
+      "plausible settings together in interleaved rounds, more of them while the answer is "
+      "undecided. The recommendation is the smallest pool, then the smallest concurrency, not "
+      "shown worse than 1 - threshold of the best: the 90% CI of its throughput ratio to the best "
+      "reaches 1 - threshold (docs/tuning.md).");
   auto options = std::make_shared<TuneOptions>();
   add_tune_options(*command, *options);
   return [options]() { return tune_command(*options); };

@@ -242,6 +242,7 @@ void screen(Session& session) {
   sweep::validate_grid(grid);
   for (auto& spec : sweep::expand(grid, session.logical_cpus())) session.add_trial(std::move(spec));
   session.measure(indices(0, session.trials().size()), s.screen_rounds, 0, Phase::kScreening);
+  if (!s.refine) return;
   const auto coarse_best = select_finalists(session.screened(), s.threshold_pct, 1);
   if (session.interrupted() || coarse_best.empty()) return;
   const std::size_t before = session.trials().size();

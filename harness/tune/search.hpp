@@ -1,7 +1,8 @@
 #pragma once
 // The tuner's search (docs/tuning.md), measured through a Runner that runs one point once:
 //   1. screening: concurrency {1, N, 2N} x pool {N, 2N, 2N+2, 4N}, a few interleaved rounds;
-//   2. screening of the neighbours of the screening's best (pool +-1, +-2; concurrency +-1);
+//   2. with --refine only, screening of the neighbours of the screening's best (pool +-1, +-2;
+//      concurrency +-1);
 //   3. the final: the screening's best and the smallest settings that could be within the
 //      threshold of it, re-measured together in interleaved rounds: `final_rounds` of them, then
 //      as many more as their measured noise needs (final_rounds_for, up to `max_final_rounds`),
@@ -32,6 +33,11 @@ struct Settings {
   std::size_t max_finalists = kDefaultFinalists;
   unsigned final_rounds = kDefaultFinalRounds;         // --repetitions: each stage's first rounds
   unsigned max_final_rounds = kDefaultMaxFinalRounds;  // --max-repetitions
+  // --refine: also screen the neighbours of the coarse grid's best (pool +-1, +-2; concurrency
+  // +-1), which may then be finalists, the best and the answer. Off by default: near the best
+  // such steps are a few percent apart, so one of them sits at the threshold and the answer
+  // moves between reruns (docs/tuning.md, "Why the coarse grid by default").
+  bool refine = false;
 };
 
 // How the search measures. The program's runs real points with a progress display; the tests'
@@ -127,7 +133,7 @@ struct FinalStages {
   std::vector<std::string> shown_worse_in_earlier_stages;
 };
 
-// Phases 1 and 2: the coarse grid, then the neighbours of its best, each in screen_rounds
+// Phases 1 and 2: the coarse grid, then (refine) the neighbours of its best, each in screen_rounds
 // interleaved rounds (repetitions 0..screen_rounds-1).
 void screen(Session& session);
 // Phase 3, from `finalist_trials` (select_finalists on the screening), its runs numbered from

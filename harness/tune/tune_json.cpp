@@ -85,6 +85,7 @@ nlohmann::json rule_json(const tune::TuneOutcome& t) {
           {"shown_worse_in_earlier_stages", t.final_stages.shown_worse_in_earlier_stages},
           {"paired_log_sd", t.final_stages.paired_sd},
           {"max_finalists", s.max_finalists},
+          {"refine", s.refine},
           {"ci90_half_width_median", choice.ci_half_width && std::isfinite(*choice.ci_half_width)
                                          ? nlohmann::json(*choice.ci_half_width)
                                          : nlohmann::json(nullptr)},

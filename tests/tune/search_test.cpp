@@ -54,9 +54,23 @@ Settings two_cpus() {
 
 double peak_at_c2_p6(unsigned c, unsigned p) { return c == 2 && p == 6 ? 1000 : 500; }
 
-TEST(Search, ScreensTheCoarseGridThenTheNeighboursOfItsBest) {
+TEST(Search, ScreensOnlyTheCoarseGridByDefault) {
   ScriptedRunner runner(peak_at_c2_p6);
   const TuneOutcome outcome = search(two_cpus(), runner);
+  // N = 2: concurrency {1, 2, 4} x pool {2, 4, 6, 8}, no neighbours of the best (c 2, p 6).
+  EXPECT_EQ(outcome.trials.size(), 12u);
+  EXPECT_EQ(runner.runs_of.count({3u, 6u}), 0u);
+  EXPECT_EQ(runner.runs_of.count({2u, 5u}), 0u);
+  ASSERT_TRUE(outcome.decided());
+  const Candidate& best = outcome.finalists()[outcome.choice().best];
+  EXPECT_EQ(best.pool_value, 6u);
+}
+
+TEST(Search, WithRefineScreensTheCoarseGridThenTheNeighboursOfItsBest) {
+  ScriptedRunner runner(peak_at_c2_p6);
+  Settings settings = two_cpus();
+  settings.refine = true;
+  const TuneOutcome outcome = search(settings, runner);
   // N = 2: concurrency {1, 2, 4} x pool {2, 4, 6, 8}; the best (c 2, p 6) adds pools 5 and 7 and
   // concurrency 3 (pools 4, 8 and concurrency 1 were tried already).
   ASSERT_EQ(outcome.trials.size(), 15u);
