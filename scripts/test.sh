@@ -5,22 +5,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
+# Each stage's heading says when it starts, so that a slow CI run says where its time went.
+stage() { echo "== $* (at $((SECONDS - start)) s)"; }
 
 scripts/setup-deps.sh
 scripts/setup-python.sh
 
-echo "== C++ (Release): configure, build, test"
+stage "C++ (Release): configure, build, test"
 cmake --workflow --preset release
 
-echo "== ThreadSanitizer"
+stage "ThreadSanitizer"
 cmake --workflow --preset tsan
 
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+stage "AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake --workflow --preset asan
 
-echo "== Python: analysis tests, and the CLI driven end to end (sweep, resume, bad input)"
+stage "Python: analysis tests, and the CLI driven end to end (sweep, resume, bad input)"
 IOCPBENCH_BIN=build/release/harness/iocpbench .venv/bin/python -m pytest -q tests/python tests/integration
-echo "== Windows: MinGW-w64 cross build, every test and each workload under Wine"
+stage "Windows: MinGW-w64 cross build, every test and each workload under Wine"
 scripts/test-windows.sh
 
 echo "== all tests passed in $((SECONDS - start)) s"
