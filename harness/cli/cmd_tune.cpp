@@ -39,8 +39,9 @@ void add_tune_options(CLI::App& command, TuneOptions& o) {
   command.get_option("--duration")->default_str(number_text(tune::kDefaultDurationS));
   command.get_option("--warmup")->default_str(number_text(tune::kDefaultWarmupS));
   add_text_option(command, "--max-repetitions", o.max_repetitions,
-                  "most final-phase rounds when the first --repetitions are noisy: the final runs as many as it "
-                  "takes to show a setting twice the threshold worse (at least --repetitions)",
+                  "most final-phase rounds when the first --repetitions are noisy or the answer is undecided: "
+                  "the final runs as many as it takes to show a setting twice the threshold worse, then more "
+                  "while its answer is only 'not shown worse' (at least --repetitions)",
                   "INT", std::to_string(tune::kDefaultMaxFinalRounds));
   add_text_option(command, "--threshold", o.threshold,
                   "percent of the best throughput a setting may lose and still count as indistinguishable",
