@@ -24,6 +24,11 @@ unsigned logical_cpus() noexcept;
 bool pin_current_thread_to_cpu(unsigned cpu) noexcept;
 // Finer sleeps: on Linux the timer slack goes to 1 ns for the calling thread.
 void set_fine_timer_slack() noexcept;
+// Give the calling thread the least claim on a CPU that the OS offers short of idle-only
+// scheduling, so that a thread the harness runs beside the pool (the socket workload's load
+// generator) yields to the workers under test instead of delaying them once they are woken.
+// Returns what was applied, in words (a static string, "" when the OS refused).
+const char* lower_current_thread_priority() noexcept;
 // Sleep with the finest timer the OS offers (high-resolution waitable timer on Windows).
 void precise_sleep(std::chrono::nanoseconds duration) noexcept;
 

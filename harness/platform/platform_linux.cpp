@@ -1,6 +1,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +52,15 @@ bool pin_current_thread_to_cpu(unsigned cpu) noexcept {
 }
 
 void set_fine_timer_slack() noexcept { prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); }
+
+const char* lower_current_thread_priority() noexcept {
+  // On Linux the nice value is a thread's own (PRIO_PROCESS with a thread id). Nice 19 keeps
+  // the thread in the fair class (weight 15 against a worker's 1024), so it still runs beside
+  // busy workers, unlike SCHED_IDLE; both gave the same blocking fidelity here (docs/performance.md).
+  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+  if (setpriority(PRIO_PROCESS, tid, 19) != 0) return "";
+  return "nice 19 (setpriority on the thread)";
+}
 
 void precise_sleep(std::chrono::nanoseconds duration) noexcept {
   if (duration.count() <= 0) return;

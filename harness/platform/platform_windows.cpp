@@ -101,6 +101,13 @@ HANDLE thread_timer() {
 
 }  // namespace
 
+const char* lower_current_thread_priority() noexcept {
+  // Windows schedules by strict priority (with a starvation boost), so LOWEST already yields
+  // to every normal-priority worker; IDLE would add nothing but the risk of long starvation.
+  if (!SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_LOWEST)) return "";
+  return "THREAD_PRIORITY_LOWEST";
+}
+
 void precise_sleep(std::chrono::nanoseconds duration) noexcept {
   if (duration.count() <= 0) return;
   if (HANDLE timer = thread_timer()) {

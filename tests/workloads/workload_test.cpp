@@ -193,6 +193,10 @@ TEST(SocketWorkload, EveryMessageEchoedIntact) {
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_byte_verified(r, 100);
   EXPECT_GT(r.latency.p50, 0) << "round trips measured by the load generator";
+  // The generator yields to the workers (issue 14): the OS accepted the lower priority.
+  const auto priority = r.workload_stats.at("load_generator").at("priority").get<std::string>();
+  EXPECT_NE(priority, "normal (lowering refused)");
+  EXPECT_FALSE(priority.empty());
 }
 
 TEST(SocketWorkload, SeveralMessagesInFlightPerConnection) {
