@@ -27,6 +27,8 @@ HandlerTimes& HandlerTimes::operator+=(const HandlerTimes& other) {
   blocked_ns += other.blocked_ns;
   runnable_wait_ns += other.runnable_wait_ns;
   target_block_ns += other.target_block_ns;
+  late_wakeups += other.late_wakeups;
+  late_excess_ns += other.late_excess_ns;
   return *this;
 }
 
@@ -56,6 +58,10 @@ HandlerSplit split_handler(bool sampled, std::uint64_t t_start_ns, std::uint64_t
   return s;
 }
 
+bool late_wakeup(bool split, std::uint64_t request_ns, std::uint64_t block_blocked_ns) noexcept {
+  return split && request_ns > 0 && block_blocked_ns > request_ns + kLateWakeupNs;
+}
+
 BlockSizer::BlockSizer(double ratio, double work_us, double sleep_overshoot_ns) noexcept
     : factor_(ratio / (1 - ratio)),
       cpu_ns_(std::max(0.0, work_us) * 1e3),
@@ -66,15 +72,24 @@ std::uint64_t BlockSizer::target_ns() const noexcept {
   return static_cast<std::uint64_t>(std::min(factor_ * cpu_ns_, max_target_ns_));
 }
 
-std::uint64_t BlockSizer::sleep_request_ns(std::uint64_t target_ns) const noexcept {
+std::uint64_t BlockSizer::sleep_request_ns(std::uint64_t target_ns) noexcept {
   // At least 1 ns: a block is always a real sleep (so it always blocks, and always shows how
   // much sleeps overshoot: an estimate learnt only from requests above 0 could grow past the
   // target once and never learn again).
   // A negative estimate (blocks whose blocked part ends short of the request) asks for more
   // than the target, at most twice it.
-  const double request =
-      std::min(static_cast<double>(target_ns) - overshoot_ns_, 2.0 * static_cast<double>(target_ns));
-  return request >= 1 ? static_cast<std::uint64_t>(request) : 1;
+  const double target = static_cast<double>(target_ns);
+  const double request = std::min(target - overshoot_ns_, 2.0 * target);
+  const double repay = std::clamp(std::min(late_debt_ns_, kLateRepayShare * target), 0.0,
+                                  std::max(0.0, request - 1));
+  late_debt_ns_ -= repay;
+  return request - repay >= 1 ? static_cast<std::uint64_t>(request - repay) : 1;
+}
+
+void BlockSizer::observe_late_wakeup(std::uint64_t requested_sleep_ns,
+                                     std::uint64_t block_blocked_ns) noexcept {
+  const double usual_end = static_cast<double>(requested_sleep_ns) + overshoot_ns_;
+  late_debt_ns_ += std::max(0.0, static_cast<double>(block_blocked_ns) - usual_end);
 }
 
 bool BlockSizer::read_again(std::uint64_t blocked_ns, std::uint64_t target_ns) const noexcept {

@@ -353,10 +353,17 @@ std::uint64_t Pool::run_handler(WorkerThread& self, std::uint64_t t_remove,
   const std::uint64_t t_done = metrics::now_ns();
   const HandlerSplit split = split_handler(self.sched.available(), t_remove, t_block, t_done,
                                            s_start, s_block, self.sched.sample());
-  // The handler's whole blocked time teaches the sleep (what the ratio counts).
-  self.sizer.observe(split.cpu_ns, request_ns, split.blocked_ns);
+  // The handler's whole blocked time teaches the sleep (what the ratio counts), unless the
+  // sleep was woken late: that is the host's, counted apart and repaid by later sleeps.
+  const bool late = late_wakeup(self.sched.available(), request_ns, split.block_blocked_ns);
+  if (late) self.sizer.observe_late_wakeup(request_ns, split.block_blocked_ns);
+  self.sizer.observe(split.cpu_ns, late ? 0 : request_ns, split.blocked_ns);
   if (measuring) {
     HandlerTimes& h = self.stats.handler;
+    if (late) {
+      ++h.late_wakeups;
+      h.late_excess_ns += split.block_blocked_ns - request_ns;
+    }
     ++h.handlers;
     h.handler_ns += t_done - t_remove;
     h.cpu_ns += split.cpu_ns;

@@ -34,6 +34,11 @@ nlohmann::json handler_time_json(const engine::BlockingRecord& r) {
       {"runnable_wait_us_mean", t.mean_us(t.runnable_wait_ns)},
       {"target_block_us_mean", target_us},
       {"block_overshoot_us_mean", blocked_us - target_us},
+      // Sleeps woken over 1 ms late (the host's; engine/block_control.hpp) and what they blocked
+      // beyond their requests, per blocking handler; later sleeps were shortened to repay it.
+      {"late_wakeups", t.late_wakeups},
+      {"late_wakeup_threshold_us", static_cast<double>(engine::kLateWakeupNs) / 1e3},
+      {"late_wakeup_us_mean", t.mean_us(t.late_excess_ns)},
       {"method", r.method},
       {"hint", or_null(r.hint)},
       {"honoured", r.honoured()},
