@@ -62,11 +62,27 @@ bool late_wakeup(bool split, std::uint64_t request_ns, std::uint64_t block_block
   return split && request_ns > 0 && block_blocked_ns > request_ns + kLateWakeupNs;
 }
 
-BlockSizer::BlockSizer(double ratio, double work_us, double sleep_overshoot_ns) noexcept
+void LateDebt::add(double ns) noexcept {
+  if (ns >= 1) ns_.fetch_add(static_cast<std::int64_t>(ns), std::memory_order_relaxed);
+}
+
+double LateDebt::take(double max_ns) noexcept {
+  std::int64_t have = ns_.load(std::memory_order_relaxed);
+  for (;;) {
+    const std::int64_t want = std::min(have, static_cast<std::int64_t>(std::max(0.0, max_ns)));
+    if (want <= 0) return 0;
+    if (ns_.compare_exchange_weak(have, have - want, std::memory_order_relaxed)) {
+      return static_cast<double>(want);
+    }
+  }
+}
+
+BlockSizer::BlockSizer(double ratio, double work_us, double sleep_overshoot_ns, LateDebt& debt) noexcept
     : factor_(ratio / (1 - ratio)),
       cpu_ns_(std::max(0.0, work_us) * 1e3),
       overshoot_ns_(std::max(0.0, sleep_overshoot_ns)),
-      max_target_ns_(10 * factor_ * std::max(1.0, work_us) * 1e3) {}
+      max_target_ns_(10 * factor_ * std::max(1.0, work_us) * 1e3),
+      debt_(&debt) {}
 
 std::uint64_t BlockSizer::target_ns() const noexcept {
   return static_cast<std::uint64_t>(std::min(factor_ * cpu_ns_, max_target_ns_));
@@ -80,16 +96,14 @@ std::uint64_t BlockSizer::sleep_request_ns(std::uint64_t target_ns) noexcept {
   // than the target, at most twice it.
   const double target = static_cast<double>(target_ns);
   const double request = std::min(target - overshoot_ns_, 2.0 * target);
-  const double repay = std::clamp(std::min(late_debt_ns_, kLateRepayShare * target), 0.0,
-                                  std::max(0.0, request - 1));
-  late_debt_ns_ -= repay;
+  const double repay = debt_->take(std::min(kLateRepayShare * target, request - 1));
   return request - repay >= 1 ? static_cast<std::uint64_t>(request - repay) : 1;
 }
 
 void BlockSizer::observe_late_wakeup(std::uint64_t requested_sleep_ns,
                                      std::uint64_t block_blocked_ns) noexcept {
   const double usual_end = static_cast<double>(requested_sleep_ns) + overshoot_ns_;
-  late_debt_ns_ += std::max(0.0, static_cast<double>(block_blocked_ns) - usual_end);
+  debt_->add(static_cast<double>(block_blocked_ns) - usual_end);
 }
 
 bool BlockSizer::read_again(std::uint64_t blocked_ns, std::uint64_t target_ns) const noexcept {

@@ -15,6 +15,7 @@
 // says why. Runnable wait, the time a woken thread waits for a CPU, is not
 // blocking: it is measured apart (metrics/thread_sched) and never corrected for.
 
+#include <atomic>
 #include <cstdint>
 
 #include "metrics/thread_sched.hpp"
@@ -28,10 +29,24 @@ inline constexpr double kBlockingTolerance = 0.03;
 // time: on this project's KVM guests the host holds a halted vCPU for 2-18 ms while the guest
 // does device I/O (a sleep's usual lateness here is 2-100 us). Such a wake-up is counted apart
 // and is not learnt as the sleeps' overshoot: learnt, one drove the next ~50 requests to
-// nothing. Its excess becomes a debt that later sleeps repay, each at most kLateRepayShare of
-// its target, so the blocked time still averages the target (docs/performance.md, F1).
+// nothing. Its excess becomes a debt of the whole pool (LateDebt) that later sleeps of any of
+// its threads repay, each at most kLateRepayShare of its target, so the blocked time still
+// averages the target (docs/performance.md, F1). Pool-wide, because one thread of a pool of 8
+// repays a 10 ms stall only in about a second, longer than a run's window.
 inline constexpr std::uint64_t kLateWakeupNs = 1'000'000;
 inline constexpr double kLateRepayShare = 0.25;
+
+// The late wake-ups' excess not yet repaid, shared by a pool's BlockSizers.
+class LateDebt {
+ public:
+  void add(double ns) noexcept;
+  // Takes up to `max_ns` of the debt (what one sleep repays); returns what it took.
+  double take(double max_ns) noexcept;
+  double ns() const noexcept { return static_cast<double>(ns_.load(std::memory_order_relaxed)); }
+
+ private:
+  std::atomic<std::int64_t> ns_{0};
+};
 
 // True when a sleep block's blocked part (`block_blocked_ns`) ended more than kLateWakeupNs after
 // the `request_ns` asked for. Only where the OS splits runnable wait out (`split`): without it a
@@ -71,17 +86,16 @@ HandlerSplit split_handler(bool sampled, std::uint64_t t_start_ns, std::uint64_t
 class BlockSizer {
  public:
   // ratio in (0, 1); work_us: the first CPU estimate; sleep_overshoot_ns: the first overshoot
-  // estimate (sleep_overshoot_estimate_ns()).
-  BlockSizer(double ratio, double work_us, double sleep_overshoot_ns) noexcept;
+  // estimate (sleep_overshoot_estimate_ns()); debt: the pool's late wake-ups (outlives this).
+  BlockSizer(double ratio, double work_us, double sleep_overshoot_ns, LateDebt& debt) noexcept;
   // The next block's target: b/(1-b) x this thread's handler CPU time.
   std::uint64_t target_ns() const noexcept;
   // The sleep to ask the OS for so that the thread is woken at the target (at least 1 ns),
   // less the part of the late wake-ups' debt that this sleep repays.
   std::uint64_t sleep_request_ns(std::uint64_t target_ns) noexcept;
   // A late wake-up (late_wakeup()): what it blocked beyond a sleep of the usual lateness becomes
-  // debt. Call it instead of passing its request to observe().
+  // the pool's debt. Call it instead of passing its request to observe().
   void observe_late_wakeup(std::uint64_t requested_sleep_ns, std::uint64_t block_blocked_ns) noexcept;
-  double late_debt_ns() const noexcept { return late_debt_ns_; }
   // Reads of the io kind: true while one more read is expected to end nearer the target
   // (`blocked_ns`: the block's blocked time so far; reads are learnt in blocked time too).
   bool read_again(std::uint64_t blocked_ns, std::uint64_t target_ns) const noexcept;
@@ -102,7 +116,7 @@ class BlockSizer {
   double read_ns_ = 0;     // a read's blocked time
   double io_bias_ns_ = 0;  // io blocks' mean overshoot of their target
   double max_target_ns_;   // 10 x the nominal block
-  double late_debt_ns_ = 0;  // late wake-ups' excess not yet repaid
+  LateDebt* debt_;
 };
 
 // The median overshoot of short sleeps on this machine (blocked time beyond the request, run

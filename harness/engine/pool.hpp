@@ -135,6 +135,7 @@ class Pool {
   HandlerSpec handler_;
   CpuWork work_;
   double sleep_overshoot_ns_ = 0;  // every thread's first estimate (block_control)
+  LateDebt late_debt_;  // the sleeps woken late, repaid by any thread's later sleeps
   metrics::RoleRegistry& roles_;
   const std::atomic<int>& phase_;
   std::vector<WorkerStats> stats_;

@@ -23,6 +23,7 @@ namespace {
 using namespace iocpbench;
 using engine::BlockSizer;
 using engine::HandlerSplit;
+using engine::LateDebt;
 
 TEST(HandlerSplit, PartsAddUpToTheHandlersWallTime) {
   // 100 us handler: 30 us on a CPU, 10 us waiting for one, so 60 us blocked; the block began at
@@ -44,7 +45,8 @@ TEST(HandlerSplit, WithoutSchedulerSamplesTheWallTimesSplitIt) {
 }
 
 TEST(BlockSizer, TargetFollowsTheHandlersCpuTimeAndSleepsCorrectTheirOvershoot) {
-  BlockSizer sizer(0.5, 20, 0);  // b/(1-b) = 1: the block equals the CPU time
+  LateDebt debt;
+  BlockSizer sizer(0.5, 20, 0, debt);  // b/(1-b) = 1: the block equals the CPU time
   EXPECT_EQ(sizer.target_ns(), 20'000u) << "before any handler: the nominal work";
   // Handlers take 30 us of CPU (the workload's own part on top of the work); every sleep
   // overshoots its request by 12 us.
@@ -75,7 +77,8 @@ TEST(BlockSizer, SleepsWhoseBlockedPartEndsShortAskForMoreThanTheTarget) {
   // Each sleep's blocked part ends 40 us short of its request (the thread was woken inside the
   // block to run task work, and waited for a CPU): the request grows past the target until the
   // blocked part meets it, and never past twice the target.
-  BlockSizer sizer(0.5, 100, 0);
+  LateDebt debt;
+  BlockSizer sizer(0.5, 100, 0, debt);
   std::uint64_t request = 0;
   for (int i = 0; i < 400; ++i) {
     request = sizer.sleep_request_ns(sizer.target_ns());
@@ -98,7 +101,8 @@ TEST(BlockSizer, ALateWakeUpIsRepaidByLaterSleepsAQuarterOfTheirTargetAtATime) {
   EXPECT_TRUE(engine::late_wakeup(true, 88'000, 88'000 + 1'100'000));
   EXPECT_FALSE(engine::late_wakeup(false, 88'000, 88'000 + 5'000'000))
       << "without a split the long part may be a wait for a CPU";
-  BlockSizer sizer(0.5, 100, 0);
+  LateDebt debt;
+  BlockSizer sizer(0.5, 100, 0, debt);
   std::uint64_t request = 0;
   for (int i = 0; i < 400; ++i) {
     request = sizer.sleep_request_ns(sizer.target_ns());
@@ -121,16 +125,22 @@ TEST(BlockSizer, ALateWakeUpIsRepaidByLaterSleepsAQuarterOfTheirTargetAtATime) {
     return r;
   };
   handler(true);
-  EXPECT_NEAR(sizer.late_debt_ns(), 5'000'000, 1'000) << "the excess beyond a usual sleep";
+  EXPECT_NEAR(debt.ns(), 5'000'000, 1'000) << "the excess beyond a usual sleep";
   EXPECT_NEAR(static_cast<double>(handler(false)), 88'000 - 25'000, 300) << "a quarter of 100 us";
   for (int i = 0; i < 400; ++i) handler(false);
-  EXPECT_EQ(sizer.late_debt_ns(), 0.0) << "repaid within 200 sleeps";
+  EXPECT_EQ(debt.ns(), 0.0) << "repaid within 200 sleeps";
   EXPECT_NEAR(blocked_total / target_total, 1.0, 0.002) << "blocked time averages the target";
   EXPECT_NEAR(static_cast<double>(handler(false)), 88'000, 300) << "and the sleeps are as before";
+  // The debt is the pool's: another thread's sleeps repay it too.
+  BlockSizer other(0.5, 100, 0, debt);
+  handler(true);
+  EXPECT_EQ(other.sleep_request_ns(100'000), 100'000u - 25'000u);
+  EXPECT_NEAR(debt.ns(), 5'000'000 - 25'000, 1'000);
 }
 
 TEST(BlockSizer, IoReadsStopWhenTheNextWouldOvershootMoreThanItUndershoots) {
-  BlockSizer sizer(0.5, 100, 0);
+  LateDebt debt;
+  BlockSizer sizer(0.5, 100, 0, debt);
   sizer.observe_read(40'000);
   EXPECT_TRUE(sizer.read_again(70'000, 100'000)) << "30 us short, a read ends 10 us over";
   EXPECT_FALSE(sizer.read_again(85'000, 100'000)) << "15 us short, a read ends 25 us over";
@@ -142,7 +152,8 @@ TEST(BlockSizer, IoReadsStopWhenTheNextWouldOvershootMoreThanItUndershoots) {
 TEST(BlockSizer, ATargetThatChasesItsOwnCpuIsCapped) {
   // b = 0.75 asks for 3 x the CPU time; if every block's CPU grows with its length, the target
   // would grow without end. It stops at 10 x the nominal block (3 x 100 us).
-  BlockSizer sizer(0.75, 100, 0);
+  LateDebt debt;
+  BlockSizer sizer(0.75, 100, 0, debt);
   for (int i = 0; i < 2000; ++i) sizer.observe(static_cast<std::uint64_t>(sizer.target_ns()), 1, 1);
   EXPECT_LE(sizer.target_ns(), 3'000'000u);
 }
