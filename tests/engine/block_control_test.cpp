@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 
 #include "metrics/clock.hpp"
 #include "metrics/thread_sched.hpp"
@@ -44,18 +45,24 @@ TEST(HandlerSplit, WithoutSchedulerSamplesTheWallTimesSplitIt) {
   EXPECT_EQ(s.runnable_wait_ns, 0u);
 }
 
+// 400 handlers of `cpu_ns` whose sleeps' blocked part ends `late_ns` after the request (negative:
+// before); returns the last request.
+std::uint64_t settle(BlockSizer& sizer, std::uint64_t cpu_ns, std::int64_t late_ns) {
+  std::uint64_t request = 0;
+  for (int i = 0; i < 400; ++i) {
+    request = sizer.sleep_request_ns(sizer.target_ns());
+    sizer.observe(cpu_ns, request, static_cast<std::uint64_t>(static_cast<std::int64_t>(request) + late_ns));
+  }
+  return request;
+}
+
 TEST(BlockSizer, TargetFollowsTheHandlersCpuTimeAndSleepsCorrectTheirOvershoot) {
   LateDebt debt;
   BlockSizer sizer(0.5, 20, 0, debt);  // b/(1-b) = 1: the block equals the CPU time
   EXPECT_EQ(sizer.target_ns(), 20'000u) << "before any handler: the nominal work";
   // Handlers take 30 us of CPU (the workload's own part on top of the work); every sleep
   // overshoots its request by 12 us.
-  std::uint64_t request = 0;
-  for (int i = 0; i < 400; ++i) {
-    const std::uint64_t target = sizer.target_ns();
-    request = sizer.sleep_request_ns(target);
-    sizer.observe(30'000, request, request + 12'000);
-  }
+  std::uint64_t request = settle(sizer, 30'000, 12'000);
   EXPECT_NEAR(static_cast<double>(sizer.target_ns()), 30'000, 300);
   EXPECT_NEAR(static_cast<double>(request), 30'000 - 12'000, 300)
       << "the sleep asked for is the target less the overshoot seen";
@@ -66,10 +73,7 @@ TEST(BlockSizer, TargetFollowsTheHandlersCpuTimeAndSleepsCorrectTheirOvershoot) 
   // 12 us again bring it back.
   sizer.observe(30'000, 1, 5'000'000);
   EXPECT_EQ(sizer.sleep_request_ns(sizer.target_ns()), 1u);
-  for (int i = 0; i < 400; ++i) {
-    request = sizer.sleep_request_ns(sizer.target_ns());
-    sizer.observe(30'000, request, request + 12'000);
-  }
+  request = settle(sizer, 30'000, 12'000);
   EXPECT_NEAR(static_cast<double>(request), 30'000 - 12'000, 300);
 }
 
@@ -79,11 +83,7 @@ TEST(BlockSizer, SleepsWhoseBlockedPartEndsShortAskForMoreThanTheTarget) {
   // blocked part meets it, and never past twice the target.
   LateDebt debt;
   BlockSizer sizer(0.5, 100, 0, debt);
-  std::uint64_t request = 0;
-  for (int i = 0; i < 400; ++i) {
-    request = sizer.sleep_request_ns(sizer.target_ns());
-    sizer.observe(100'000, request, request - 40'000);
-  }
+  std::uint64_t request = settle(sizer, 100'000, -40'000);
   EXPECT_NEAR(static_cast<double>(request), 100'000 + 40'000, 1'000)
       << "the request is the target plus what the wake-ups inside the block take";
   for (int i = 0; i < 400; ++i) {
@@ -103,12 +103,7 @@ TEST(BlockSizer, ALateWakeUpIsRepaidByLaterSleepsAQuarterOfTheirTargetAtATime) {
       << "without a split the long part may be a wait for a CPU";
   LateDebt debt;
   BlockSizer sizer(0.5, 100, 0, debt);
-  std::uint64_t request = 0;
-  for (int i = 0; i < 400; ++i) {
-    request = sizer.sleep_request_ns(sizer.target_ns());
-    sizer.observe(100'000, request, request + 12'000);
-  }
-  ASSERT_NEAR(static_cast<double>(request), 88'000, 300);
+  ASSERT_NEAR(static_cast<double>(settle(sizer, 100'000, 12'000)), 88'000, 300);
   double blocked_total = 0, target_total = 0;
   const auto handler = [&](bool stall) {
     const std::uint64_t target = sizer.target_ns();
