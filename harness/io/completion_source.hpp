@@ -21,6 +21,17 @@
 // completes by the port's own rule. A handoff to that watcher rings the doorbell eventfd
 // instead of its futex. Kernel and ring features used are in describe(). A port that takes no
 // feed gets the thread path, and describe() says so.
+//
+// Receives by readiness (SourceOptions::readiness_receives, the socket workload's default on
+// the port path): io_uring runs a request's completion (its task work) in the thread that
+// submitted it, so a worker asleep in the port was woken for every receive it had armed, even
+// while C = M, where an IOCP wakes nobody (0.30 of the counted switches at b = 0, C = N, pool
+// 2N; perf: futex sleeps ended by task_work_add from io_poll_wake). Instead a receive waits in
+// epoll (EPOLLONESHOT), whose readiness wakes only a thread waiting in epoll_wait: the watcher.
+// Whoever reads the feed next (every remove, or the woken watcher) issues the readable
+// receives through the ring with MSG_DONTWAIT, where they complete inline, in that enter, with
+// no task work (an EAGAIN re-arms the wait). The watcher waits in epoll_wait on the receives,
+// the ring's fd (the other completions) and the doorbell.
 
 #include <chrono>
 #include <cstdint>
@@ -79,6 +90,9 @@ struct SourceOptions {
   // With own_thread: no completion thread; the port reads the ring itself (above). Falls back
   // to the completion thread where the port takes no feed or the kernel lacks what it needs.
   bool port_reads = false;
+  // With port_reads: receives wait for their socket in epoll, not in the ring (the socket
+  // workload; see "Receives by readiness" above). Ignored by the thread path.
+  bool readiness_receives = false;
 };
 
 struct SourceStats {

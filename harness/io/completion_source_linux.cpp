@@ -1,10 +1,13 @@
 // The io_uring completion source (see completion_source.hpp for the design).
 
 #include <liburing.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -13,6 +16,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "io/completion_source.hpp"
@@ -25,6 +29,11 @@ namespace {
 
 constexpr std::uint64_t kDoorbellTag = 1;  // user_data of the doorbell's eventfd read
 constexpr std::uint64_t kCancelTag = 2;    // user_data of the cancel-all at stop
+constexpr std::uint64_t kRingTag = 3;      // epoll: the ring's own fd (a CQE is ready)
+constexpr const char* kEpollWatch =
+    "epoll_wait on the ring's fd, the doorbell and the sockets of the receives, which wait for "
+    "readiness in epoll (EPOLLONESHOT) and are issued through the ring with MSG_DONTWAIT by "
+    "whoever reads the feed next, completing inline with no task work";
 
 // One operation's SQE, for both paths: the rest of the transfer (op.done bytes are already done)
 // and the release bump of op.handoff that orders the submitter's writes before the reaper's reads.
@@ -411,7 +420,11 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
  public:
   explicit FeedSource(const SourceOptions& options) : options_(options) {
     follow_.reserve(options_.max_ops + 16);
-    doorbell_fd_ = ::eventfd(0, EFD_CLOEXEC);  // blocking: the ring's read waits for a write
+    ready_.reserve(options_.max_ops + 16);
+    epoll_recv_ = options_.readiness_receives;
+    // Blocking: the ring's read waits for a write. With epoll receives the watcher waits in
+    // epoll_wait and reads the doorbell itself, without blocking.
+    doorbell_fd_ = ::eventfd(0, EFD_CLOEXEC | (epoll_recv_ ? EFD_NONBLOCK : 0));
     if (doorbell_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
     const unsigned entries = round_up_pow2(options_.max_ops + 8);
     // No SINGLE_ISSUER/DEFER_TASKRUN: every worker submits. A completion's task work runs in
@@ -442,7 +455,13 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
       throw std::runtime_error("io_uring lacks IORING_FEAT_EXT_ARG (kernel 5.11+)");
     }
     ring_ready_ = true;
-    {
+    if (epoll_recv_) {
+      if (std::string problem = open_epoll(); !problem.empty()) {
+        io_uring_queue_exit(&ring_);
+        ::close(doorbell_fd_);
+        throw std::runtime_error(problem);
+      }
+    } else {
       std::lock_guard lock(sq_mutex_);
       arm_doorbell();
       io_uring_submit(&ring_);
@@ -450,7 +469,8 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     description_ = "io_uring read by the port itself, no completion thread (--completion-path "
                    "port): workers submit their own next I/O; every remove harvests ready CQEs; "
                    "while a completion would go to a waiter the newest waiter waits on the ring "
-                   "(io_uring_enter) and inserts what completes by the port's rule; setup " +
+                   "(" + std::string(epoll_recv_ ? kEpollWatch : "io_uring_enter") +
+                   ") and inserts what completes by the port's rule; setup " +
                    std::string(setup) + " (task work runs in the submitter); " +
                    std::to_string(entries) +
                    " entries; kernel " + kernel_release() + "; io_uring features " +
@@ -459,6 +479,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
 
   ~FeedSource() override {
     stop();
+    if (epoll_fd_ >= 0) ::close(epoll_fd_);
     if (ring_ready_) io_uring_queue_exit(&ring_);
     if (doorbell_fd_ >= 0) ::close(doorbell_fd_);
   }
@@ -467,6 +488,11 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
 
   // ---- CompletionSource ----
   void submit(IoOp& op) override {
+    if (epoll_recv_ && op.kind == IoOp::Kind::recv && op.to_port) {
+      arm_recv(op);
+      options_.port->feed_submitted();
+      return;
+    }
     unsigned published = 0;
     {
       std::lock_guard lock(sq_mutex_);
@@ -482,6 +508,14 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     stopped_ = true;
     if (attached_) options_.port->attach_feed(nullptr);
     attached_ = false;
+    if (epoll_fd_ >= 0) {  // a receive only armed in epoll has no buffer in the kernel's hands
+      ::close(epoll_fd_);
+      epoll_fd_ = -1;
+      const std::size_t armed = armed_.exchange(0) + ready_.size();
+      ready_.clear();
+      in_flight_.fetch_sub(armed);
+      dropped_.fetch_add(armed, std::memory_order_relaxed);
+    }
     // Cancel what is in flight and wait (at most a second) for it, so no buffer is written
     // after its owner frees it.
     std::lock_guard lock(sq_mutex_);
@@ -519,6 +553,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     std::size_t n = 0;
     bool rearm = false;
     std::uint64_t stamp = 0;
+    if (epoll_recv_) issue_ready_receives();
     io_uring_cqe* cqe = nullptr;
     io_uring_for_each_cqe(&ring_, head, cqe) {
       if (n == capacity) break;
@@ -531,6 +566,10 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
       if (tag == kCancelTag) continue;
       auto* op = reinterpret_cast<IoOp*>(io_uring_cqe_get_data(cqe));
       (void)std::atomic_ref<std::uint32_t>(op->handoff).load(std::memory_order_acquire);
+      if (epoll_recv_ && cqe->res == -EAGAIN && op->kind == IoOp::Kind::recv) {
+        rearm_recv(*op);  // readable no more: wait for the socket again
+        continue;
+      }
       in_flight_.fetch_sub(1, std::memory_order_relaxed);
       completions_.fetch_add(1, std::memory_order_relaxed);
       op->result = cqe->res;
@@ -580,6 +619,10 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     io_uring_cqe* cqe = nullptr;
     if (io_uring_cq_ready(&ring_) > 0) return;
     waits_.fetch_add(1, std::memory_order_relaxed);
+    if (epoll_recv_) {
+      wait_epoll(deadline);
+      return;
+    }
     if (deadline == nullptr) {
       io_uring_wait_cqe(&ring_, &cqe);
       return;
@@ -605,6 +648,96 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
       sqe = io_uring_get_sqe(&ring_);
     }
     return sqe;
+  }
+
+  // ---- receives by readiness (completion_source.hpp) ----
+  std::string open_epoll() {
+    epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd_ < 0) return std::string("epoll_create1: ") + std::strerror(errno);
+    for (const auto& [fd, tag] : {std::pair{ring_.ring_fd, kRingTag}, std::pair{doorbell_fd_, kDoorbellTag}}) {
+      epoll_event ev{};
+      ev.events = EPOLLIN;  // level-triggered: CQEs in the ring, a count in the doorbell
+      ev.data.u64 = tag;
+      if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        const std::string problem = std::string("epoll_ctl: ") + std::strerror(errno);
+        ::close(epoll_fd_);
+        epoll_fd_ = -1;
+        return problem;
+      }
+    }
+    return {};
+  }
+
+  void arm_recv(IoOp& op) {
+    std::atomic_ref<std::uint32_t>(op.handoff).fetch_add(1, std::memory_order_release);
+    in_flight_.fetch_add(1, std::memory_order_seq_cst);  // before the port's watcher check
+    armed_.fetch_add(1, std::memory_order_relaxed);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLONESHOT;
+    ev.data.ptr = &op;
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, op.fd, &ev) != 0 && errno == ENOENT) {
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, op.fd, &ev);
+    }
+    ++enters_;
+  }
+
+  // Under the port's lock, before the ring is read: the receives whose socket became readable
+  // (found by wait() or now) are issued through the ring with MSG_DONTWAIT, so each completes
+  // inline in that io_uring_enter (its CQE is posted by the entering thread, with no task work)
+  // or fails with EAGAIN (read by another meanwhile: harvest re-arms it).
+  void issue_ready_receives() {
+    if (armed_.load(std::memory_order_relaxed) == 0 && ready_.empty()) return;
+    std::array<epoll_event, 32> events;
+    const int got = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), 0);
+    for (int i = 0; i < got; ++i) keep_event(events[static_cast<std::size_t>(i)]);
+    if (ready_.empty()) return;
+    unsigned published = 0;
+    {
+      std::lock_guard lock(sq_mutex_);
+      for (IoOp* op : ready_) {
+        io_uring_sqe* sqe = get_sqe();
+        io_uring_prep_recv(sqe, op->fd, op->buf, op->len, MSG_DONTWAIT);
+        io_uring_sqe_set_data(sqe, op);
+      }
+      published = publish_locked();
+    }
+    ready_.clear();
+    enter(published);
+  }
+
+  void rearm_recv(IoOp& op) {
+    armed_.fetch_add(1, std::memory_order_relaxed);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLONESHOT;
+    ev.data.ptr = &op;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, op.fd, &ev);
+  }
+
+  // An event epoll reported: a receive's socket is readable (its one-shot interest is spent).
+  void keep_event(const epoll_event& ev) {
+    if (ev.data.u64 == kRingTag || ev.data.u64 == kDoorbellTag) return;
+    armed_.fetch_sub(1, std::memory_order_relaxed);
+    ready_.push_back(static_cast<IoOp*>(ev.data.ptr));
+  }
+
+  // The watcher's wait (alone: nobody harvests meanwhile): the ring's fd (a CQE), the doorbell
+  // and every armed receive's socket, in one epoll set.
+  void wait_epoll(const platform::Clock::time_point* deadline) {
+    timespec ts{};
+    timespec* timeout = nullptr;
+    if (deadline != nullptr) {
+      const auto left = *deadline - platform::Clock::now();
+      if (left <= platform::Clock::duration::zero()) return;
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+      ts = {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+      timeout = &ts;
+    }
+    std::array<epoll_event, 32> events;
+    const int got = ::epoll_pwait2(epoll_fd_, events.data(), static_cast<int>(events.size()),
+                                   timeout, nullptr);
+    for (int i = 0; i < got; ++i) keep_event(events[static_cast<std::size_t>(i)]);
+    std::uint64_t value = 0;
+    [[maybe_unused]] const auto r = ::read(doorbell_fd_, &value, sizeof value);
   }
 
   // Under sq_mutex_: publishes the SQEs written since the last publish (the SQ tail), as
@@ -693,6 +826,10 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
   // a worker waiting to submit almost never switches.
   port::PortLock sq_mutex_;
   std::vector<IoOp*> follow_;  // harvest's resubmissions (under the port's lock)
+  bool epoll_recv_ = false;
+  int epoll_fd_ = -1;
+  std::atomic<std::size_t> armed_{0};  // receives armed in epoll, not yet reported
+  std::vector<IoOp*> ready_;  // reported readable, not yet received (watcher, then harvest)
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<unsigned> unsubmitted_{0};  // published, not yet entered for (enter())
   std::atomic<bool> entering_{false};     // a thread is in enter()'s io_uring_enter

@@ -83,6 +83,8 @@ class RingSocketIo final : public RingTransport<SocketIo> {
     set.units = n;
     set.ops_per_unit = 2;  // a receive and an echo each
     set.port_reads = env.port_reads;
+    // IOCPBENCH_RING_RECV=1 arms the receives in the ring, as before, for comparison.
+    set.readiness_receives = std::getenv("IOCPBENCH_RING_RECV") == nullptr;
     set.unit_name = "connection";
     open_sources(set);
   }

@@ -22,6 +22,7 @@ void SourceSet::open(const SourceSetOptions& options) {
     source.own_thread = !per_thread_;
     // Shared port only: per-thread ports are already read by their own worker (pump).
     source.port_reads = options.port_reads;
+    source.readiness_receives = options.readiness_receives;
     sources_.push_back(make_completion_source(source));
   }
 }

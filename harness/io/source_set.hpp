@@ -30,6 +30,7 @@ struct SourceSetOptions {
   std::size_t units = 1;           // slots or connections, numbered by IoOp::index
   unsigned ops_per_unit = 1;       // operations one unit keeps in flight at once, at most
   bool port_reads = false;         // SourceOptions::port_reads (shared port only)
+  bool readiness_receives = false;  // SourceOptions::readiness_receives
   std::string unit_name = "slot";  // in the description: "slot i -> worker i mod S"
 };
 

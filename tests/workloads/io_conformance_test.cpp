@@ -68,7 +68,7 @@ struct SocketPair {
 struct Rig {
   std::unique_ptr<CompletionPort> port;
   std::unique_ptr<iocpbench::io::CompletionSource> source;
-  explicit Rig(unsigned m) {
+  explicit Rig(unsigned m, bool readiness_receives = false) {
     iocpbench::port::PortOptions options;
     options.concurrency = m;
     options.check_invariants = true;
@@ -77,6 +77,7 @@ struct Rig {
     so.port = port.get();
     so.max_ops = 16;
     so.port_reads = true;
+    so.readiness_receives = readiness_receives;
     source = iocpbench::io::make_completion_source(so);
   }
   ~Rig() {
@@ -103,16 +104,27 @@ void let_block(const std::future<RemoveOutcome>& f) {
   }
 }
 
-TEST(IoConformance, SourceIsThePortItself) {
-  Rig rig(2);
+// Both ways a receive can wait: armed in the ring (io_uring's poll, the file workload's and
+// the old socket path) and by readiness in epoll (the socket workload's default).
+class IoConformance : public ::testing::TestWithParam<bool> {};
+std::string receive_wait_name(const ::testing::TestParamInfo<bool>& param) {
+  return param.param ? "ByReadiness" : "InTheRing";
+}
+INSTANTIATE_TEST_SUITE_P(ReceiveWaits, IoConformance, ::testing::Values(false, true),
+                         receive_wait_name);
+
+TEST_P(IoConformance, SourceIsThePortItself) {
+  Rig rig(2, GetParam());
   EXPECT_NE(rig.source->describe().find("read by the port itself"), std::string::npos)
+      << rig.source->describe();
+  EXPECT_EQ(rig.source->describe().find("epoll_wait") != std::string::npos, GetParam())
       << rig.source->describe();
 }
 
 // C < M with a waiter: the completion must reach the waiter though no thread runs in the port
 // (the old design's completion thread is gone; a design that left it in the ring fails here).
-TEST(IoConformance, CompletionFindsTheWaitingThread) {
-  Rig rig(2);
+TEST_P(IoConformance, CompletionFindsTheWaitingThread) {
+  Rig rig(2, GetParam());
   SocketPair pair;
   char buf[1];
   IoOp op = recv_op(pair.server, buf, 7);
@@ -132,8 +144,8 @@ TEST(IoConformance, CompletionFindsTheWaitingThread) {
 }
 
 // Two waiters, first A then B: the completion goes to B, the newest, as a post would.
-TEST(IoConformance, CompletionGoesToTheNewestWaiter) {
-  Rig rig(2);
+TEST_P(IoConformance, CompletionGoesToTheNewestWaiter) {
+  Rig rig(2, GetParam());
   SocketPair pair;
   char buf[1];
   IoOp op = recv_op(pair.server, buf, 1);
@@ -154,8 +166,8 @@ TEST(IoConformance, CompletionGoesToTheNewestWaiter) {
 
 // M = 1: A holds the slot (it took a packet and runs); B waits. A completion arriving now waits
 // (B must not get it: the cap). When A blocks, B is released for it.
-TEST(IoConformance, BlockingHandlerReleasesAWaiterForAQueuedCompletion) {
-  Rig rig(1);
+TEST_P(IoConformance, BlockingHandlerReleasesAWaiterForAQueuedCompletion) {
+  Rig rig(1, GetParam());
   SocketPair pair;
   char buf1[1];
   IoOp first = recv_op(pair.server, buf1, 1);
@@ -190,8 +202,8 @@ TEST(IoConformance, BlockingHandlerReleasesAWaiterForAQueuedCompletion) {
 
 // A running thread that enters GQCS takes a completion that arrived meanwhile without
 // sleeping, and a waiter stays asleep (M = 1, A holds the slot).
-TEST(IoConformance, RunningThreadTakesTheCompletionItself) {
-  Rig rig(1);
+TEST_P(IoConformance, RunningThreadTakesTheCompletionItself) {
+  Rig rig(1, GetParam());
   SocketPair pair;
   char buf[1];
   IoOp op = recv_op(pair.server, buf, 5);
@@ -436,8 +448,12 @@ TEST(IoConformanceRun, FileLifoSignatureAndCap) {
 }
 
 TEST(IoConformanceRun, SocketLifoSignatureAndCap) {
-  expect_iocp_signature(
-      iocpbench::engine::run_point(lifo_spec(iocpbench::WorkloadKind::socket, {{"connections", 16}}), nullptr));
+  const auto r =
+      iocpbench::engine::run_point(lifo_spec(iocpbench::WorkloadKind::socket, {{"connections", 16}}), nullptr);
+  expect_iocp_signature(r);
+  EXPECT_NE(r.workload_stats.at("completion_source").at("design").get<std::string>().find("epoll_wait"),
+            std::string::npos)
+      << "the socket workload's receives wait by readiness by default";
 }
 
 }  // namespace
