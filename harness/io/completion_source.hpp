@@ -73,6 +73,12 @@ struct IoOp {
   // reaper are different workers, so this is the edge that makes the reaper's reads of the
   // operation (written by the submitter) ordered. A plain load and store on x86.
   std::uint32_t handoff = 0;
+  // The source's, for a receive by readiness (SourceOptions::readiness_receives): whether its
+  // socket is in the epoll set (edge-triggered, added once), and the receive's state there:
+  // 0 idle, 1 armed (it waits for the socket), 2 pending (the socket became readable while no
+  // receive was armed). Atomic through std::atomic_ref.
+  bool in_epoll = false;
+  std::uint32_t readiness = 0;
 };
 
 struct SourceOptions {
