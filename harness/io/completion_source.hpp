@@ -27,11 +27,12 @@
 // submitted it, so a worker asleep in the port was woken for every receive it had armed, even
 // while C = M, where an IOCP wakes nobody (0.30 of the counted switches at b = 0, C = N, pool
 // 2N; perf: futex sleeps ended by task_work_add from io_poll_wake). Instead a receive waits in
-// epoll (EPOLLONESHOT), whose readiness wakes only a thread waiting in epoll_wait: the watcher.
-// Whoever reads the feed next (every remove, or the woken watcher) issues the readable
-// receives through the ring with MSG_DONTWAIT, where they complete inline, in that enter, with
-// no task work (an EAGAIN re-arms the wait). The watcher waits in epoll_wait on the receives,
-// the ring's fd (the other completions) and the doorbell.
+// epoll (each socket added once, edge-triggered), whose readiness wakes only a thread waiting
+// in epoll_wait: the watcher. Whoever reads the feed next (every remove, or the woken watcher)
+// issues the readable receives through the ring with MSG_DONTWAIT, where they complete inline,
+// in that enter, with no task work (an EAGAIN waits again). The watcher waits in epoll_pwait2
+// on the sockets, the ring's fd (the other completions) and the doorbell. A socket epoll
+// refuses has its receives armed in the ring, as before.
 
 #include <chrono>
 #include <cstdint>
@@ -74,10 +75,14 @@ struct IoOp {
   // operation (written by the submitter) ordered. A plain load and store on x86.
   std::uint32_t handoff = 0;
   // The source's, for a receive by readiness (SourceOptions::readiness_receives): whether its
-  // socket is in the epoll set (edge-triggered, added once), and the receive's state there:
-  // 0 idle, 1 armed (it waits for the socket), 2 pending (the socket became readable while no
-  // receive was armed). Atomic through std::atomic_ref.
+  // socket is in the epoll set (edge-triggered, added once) or epoll refused it (the receive
+  // then waits in the ring), whether the kernel reports data a receive left behind, and the
+  // receive's state: 0 idle, 1 armed (it waits for the socket), 2 pending (the socket became
+  // readable while no receive was armed, or a receive left data behind). Atomic through
+  // std::atomic_ref.
   bool in_epoll = false;
+  bool epoll_refused = false;
+  bool reports_leftover = false;
   std::uint32_t readiness = 0;
 };
 

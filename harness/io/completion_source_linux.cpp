@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <future>
@@ -31,9 +32,10 @@ constexpr std::uint64_t kDoorbellTag = 1;  // user_data of the doorbell's eventf
 constexpr std::uint64_t kCancelTag = 2;    // user_data of the cancel-all at stop
 constexpr std::uint64_t kRingTag = 3;      // epoll: the ring's own fd (a CQE is ready)
 constexpr const char* kEpollWatch =
-    "epoll_wait on the ring's fd, the doorbell and the sockets of the receives, which wait for "
-    "readiness in epoll (EPOLLONESHOT) and are issued through the ring with MSG_DONTWAIT by "
-    "whoever reads the feed next, completing inline with no task work";
+    "epoll_wait (epoll_pwait2) on the ring's fd, the doorbell and the sockets of the receives, "
+    "which wait for readiness in epoll (edge-triggered, each socket added at its first receive) "
+    "and are issued through the ring with MSG_DONTWAIT by whoever reads the feed next, "
+    "completing inline with no task work";
 
 // One operation's SQE, for both paths: the rest of the transfer (op.done bytes are already done)
 // and the release bump of op.handoff that orders the submitter's writes before the reaper's reads.
@@ -395,6 +397,13 @@ std::string kernel_release() {
   return ::uname(&u) == 0 ? std::string(u.release) : std::string("unknown");
 }
 
+bool kernel_at_least(int major, int minor) {
+  int have_major = 0;
+  int have_minor = 0;
+  if (std::sscanf(kernel_release().c_str(), "%d.%d", &have_major, &have_minor) != 2) return false;
+  return have_major > major || (have_major == major && have_minor >= minor);
+}
+
 std::string feature_names(unsigned features) {
   struct Name {
     unsigned bit;
@@ -422,6 +431,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     follow_.reserve(options_.max_ops + 16);
     ready_.reserve(options_.max_ops + 16);
     epoll_recv_ = options_.readiness_receives;
+    tcp_reports_leftover_ = kernel_at_least(5, 19);
     // Blocking: the ring's read waits for a write. With epoll receives the watcher waits in
     // epoll_wait and reads the doorbell itself, without blocking.
     doorbell_fd_ = ::eventfd(0, EFD_CLOEXEC | (epoll_recv_ ? EFD_NONBLOCK : 0));
@@ -488,8 +498,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
 
   // ---- CompletionSource ----
   void submit(IoOp& op) override {
-    if (epoll_recv_ && op.kind == IoOp::Kind::recv && op.to_port) {
-      arm_recv(op);
+    if (epoll_recv_ && op.kind == IoOp::Kind::recv && op.to_port && arm_recv(op)) {
       options_.port->feed_submitted();
       return;
     }
@@ -567,17 +576,21 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
       auto* op = reinterpret_cast<IoOp*>(io_uring_cqe_get_data(cqe));
       (void)std::atomic_ref<std::uint32_t>(op->handoff).load(std::memory_order_acquire);
       if (epoll_recv_ && op->kind == IoOp::Kind::recv && op->in_epoll) {
-        if (cqe->res == -EAGAIN) {  // read before it (an edge of data already taken): wait again
+        if (cqe->res == -EAGAIN) {  // a stale edge (its data taken by the last receive): wait again
           if (!wait_for_socket(*op)) {
             ready_.push_back(op);
             reissue_ = true;
           }
           continue;
         }
-        // Data left behind (the kernel says so: IORING_CQE_F_SOCK_NONEMPTY, 5.19+) brings no
-        // new edge: the next arm takes it at once.
+        // Data left behind brings no new edge: the next arm takes it at once. TCP on 5.19+ says
+        // so (IORING_CQE_F_SOCK_NONEMPTY); elsewhere a full buffer may have left some (one
+        // EAGAIN at worst). The socket workload's buffer holds all its messages in flight.
+        const bool leftover = op->reports_leftover
+                                  ? (cqe->flags & IORING_CQE_F_SOCK_NONEMPTY) != 0
+                                  : cqe->res == static_cast<std::int32_t>(op->len);
         std::uint32_t idle = kIdle;
-        if (cqe->res > 0 && (cqe->flags & IORING_CQE_F_SOCK_NONEMPTY) != 0) {
+        if (cqe->res > 0 && leftover) {
           std::atomic_ref<std::uint32_t>(op->readiness)
               .compare_exchange_strong(idle, kPending, std::memory_order_acq_rel);
         }
@@ -689,20 +702,21 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
   // about 8% of the 64-byte echo's round trips): each edge is kept in the receive's state.
   enum Readiness : std::uint32_t { kIdle = 0, kArmed = 1, kPending = 2 };
 
-  // From the worker that handled the last one (no port lock).
-  void arm_recv(IoOp& op) {
+  // From the worker that handled the last one (no port lock). False: epoll refused the socket
+  // (no watch left, say), and the caller arms the receive in the ring as before.
+  bool arm_recv(IoOp& op) {
+    if (!op.in_epoll) {
+      if (op.epoll_refused) return false;
+      if (!watch_socket(op)) {
+        op.epoll_refused = true;
+        return false;
+      }
+      op.in_epoll = true;
+    }
+    // After the writes above: the reaper reads them behind the acquire of op.handoff.
     std::atomic_ref<std::uint32_t>(op.handoff).fetch_add(1, std::memory_order_release);
     in_flight_.fetch_add(1, std::memory_order_seq_cst);  // before the port's watcher check
-    if (!op.in_epoll) {
-      op.in_epoll = true;
-      epoll_event ev{};
-      ev.events = EPOLLIN | EPOLLET;  // added while readable: reported at once
-      ev.data.ptr = &op;
-      if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, op.fd, &ev) != 0 && errno == EEXIST) {
-        ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, op.fd, &ev);  // another operation's socket before
-      }
-    }
-    if (wait_for_socket(op)) return;
+    if (wait_for_socket(op)) return true;
     // Readable already (an edge came while no receive was armed): issued now, by this thread,
     // as ReadFile issues; it completes inline, and the ring's fd wakes the watcher.
     unsigned published = 0;
@@ -712,6 +726,31 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
       published = publish_locked();
     }
     enter(published);
+    return true;
+  }
+
+  // Adds the receive's socket to the epoll set, edge-triggered (added while readable, it is
+  // reported at once), and learns whether the kernel says when a receive leaves data behind.
+  bool watch_socket(IoOp& op) {
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLET;
+    ev.data.ptr = &op;
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, op.fd, &ev) != 0 &&
+        (errno != EEXIST || ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, op.fd, &ev) != 0)) {
+      return false;
+    }
+    op.reports_leftover = tcp_reports_leftover_ && is_tcp(op.fd);
+    return true;
+  }
+
+  static bool is_tcp(int fd) {
+    int domain = 0;
+    int type = 0;
+    socklen_t len = sizeof domain;
+    if (::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0) return false;
+    len = sizeof type;
+    if (::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0) return false;
+    return (domain == AF_INET || domain == AF_INET6) && type == SOCK_STREAM;
   }
 
   // Arms the receive (true), or takes the pending edge (false: the socket is readable now).
@@ -721,10 +760,11 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     for (;;) {
       if (s == kPending) {
         if (state.compare_exchange_weak(s, kIdle, std::memory_order_acq_rel)) return false;
-      } else if (state.compare_exchange_weak(s, kArmed, std::memory_order_acq_rel)) {
-        armed_.fetch_add(1, std::memory_order_relaxed);
-        return true;
+        continue;
       }
+      armed_.fetch_add(1, std::memory_order_relaxed);  // first: an edge may take it at once
+      if (state.compare_exchange_weak(s, kArmed, std::memory_order_acq_rel)) return true;
+      armed_.fetch_sub(1, std::memory_order_relaxed);
     }
   }
 
@@ -778,7 +818,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
   }
 
   // The watcher's wait (alone: nobody harvests meanwhile): the ring's fd (a CQE), the doorbell
-  // and every armed receive's socket, in one epoll set.
+  // and every socket a receive was armed on, in one epoll set.
   void wait_epoll(const platform::Clock::time_point* deadline) {
     timespec ts{};
     timespec* timeout = nullptr;
@@ -887,6 +927,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
   port::PortLock sq_mutex_;
   std::vector<IoOp*> follow_;  // harvest's resubmissions (under the port's lock)
   bool epoll_recv_ = false;
+  bool tcp_reports_leftover_ = false;  // IORING_CQE_F_SOCK_NONEMPTY: Linux 5.19+
   int epoll_fd_ = -1;
   std::atomic<std::size_t> armed_{0};  // receives armed in epoll, not yet reported
   std::vector<IoOp*> ready_;  // reported readable, not yet received (watcher, then harvest)

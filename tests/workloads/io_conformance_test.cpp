@@ -225,6 +225,37 @@ TEST_P(IoConformance, RunningThreadTakesTheCompletionItself) {
   EXPECT_EQ(got_b.get().status, RemoveStatus::timeout);
 }
 
+// Data already there when the receive is armed (readiness: the socket's first arm adds it while
+// readable), data a receive left behind (a 1-byte buffer, 2 bytes sent: no new edge comes for
+// the second), then a receive that must wait for data: each completes, none early, none lost.
+TEST_P(IoConformance, DataBeforeTheArmAndDataLeftBehindAreReceivedAtOnce) {
+  Rig rig(2, GetParam());
+  SocketPair pair;
+  char buf[1];
+  IoOp op = recv_op(pair.server, buf, 3);
+  pair.send_byte();
+  pair.send_byte();
+  PortActor a;
+  const auto bound = std::chrono::duration_cast<iocpbench::port::Timeout>(kBound);
+  for (int i = 0; i < 2; ++i) {
+    rig.source->submit(op);
+    auto got = iocpbench::port::async_remove(a, *rig.port, bound);
+    ASSERT_EQ(got.wait_for(kBound), std::future_status::ready);
+    const RemoveOutcome out = got.get();
+    ASSERT_EQ(out.status, RemoveStatus::ok) << "receive " << i;
+    EXPECT_EQ(out.packet.bytes, 1u) << "receive " << i;
+  }
+  rig.source->submit(op);  // nothing left to receive: it waits
+  auto early = iocpbench::port::async_remove(a, *rig.port, 300ms);
+  ASSERT_EQ(early.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(early.get().status, RemoveStatus::timeout) << "a receive completed with no data";
+  pair.send_byte();
+  auto got = iocpbench::port::async_remove(a, *rig.port, bound);
+  ASSERT_EQ(got.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(got.get().status, RemoveStatus::ok);
+  EXPECT_EQ(rig.port->counters().invariant_violations, 0u);
+}
+
 // ---- the attribution of counted switches (pure) ----
 
 TEST(SwitchAttribution, SplitsTheCountsByTheirCause) {
