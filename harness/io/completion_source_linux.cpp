@@ -562,6 +562,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     std::size_t n = 0;
     bool rearm = false;
     std::uint64_t stamp = 0;
+    bool reissue = false;  // an EAGAIN met a new edge: ready_ holds receives to issue
     if (epoll_recv_) issue_ready_receives();
     io_uring_cqe* cqe = nullptr;
     io_uring_for_each_cqe(&ring_, head, cqe) {
@@ -579,7 +580,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
         if (cqe->res == -EAGAIN) {  // a stale edge (its data taken by the last receive): wait again
           if (!wait_for_socket(*op)) {
             ready_.push_back(op);
-            reissue_ = true;
+            reissue = true;
           }
           continue;
         }
@@ -620,10 +621,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
       packet.context = op;
     }
     if (seen > 0) io_uring_cq_advance(&ring_, seen);
-    if (reissue_) {  // an EAGAIN met a new edge: issue it now (its CQE is read next time)
-      reissue_ = false;
-      issue_ready_receives();
-    }
+    if (reissue) issue_ready_receives();  // its CQE is read next time
     if (rearm || !follow_.empty()) {
       std::lock_guard lock(sq_mutex_);
       if (rearm) {  // the read took the eventfd's count: one armed read, re-armed here
@@ -777,7 +775,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
   // Under the port's lock, before the ring is read: the receives whose socket became readable
   // (found by wait() or now) are issued through the ring with MSG_DONTWAIT, so each completes
   // inline in that io_uring_enter (its CQE is posted by the entering thread, with no task work)
-  // or fails with EAGAIN (read by another meanwhile: harvest re-arms it).
+  // or fails with EAGAIN (a stale edge whose data the last receive took: harvest waits again).
   void issue_ready_receives() {
     if (armed_.load(std::memory_order_relaxed) == 0 && ready_.empty()) return;
     std::array<epoll_event, 32> events;
@@ -931,7 +929,6 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
   int epoll_fd_ = -1;
   std::atomic<std::size_t> armed_{0};  // receives armed in epoll, not yet reported
   std::vector<IoOp*> ready_;  // reported readable, not yet received (watcher, then harvest)
-  bool reissue_ = false;      // harvest: ready_ holds receives to issue after the ring's read
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<unsigned> unsubmitted_{0};  // published, not yet entered for (enter())
   std::atomic<bool> entering_{false};     // a thread is in enter()'s io_uring_enter
