@@ -1,8 +1,10 @@
 """Console scripts: iocpbench-charts, iocpbench-report, iocpbench-compare.
 
-Exit status follows the harness's contract: 0 success, 1 a regression or a new file that is not
-a whole run (compare only), 2 bad input, 130 interrupted. Bad input is reported as one line on stderr, never a
-traceback (set IOCPBENCH_DEBUG=1 to get one for an unexpected error).
+Exit status follows the harness's contract: 0 success, 2 bad input, 130 interrupted; compare
+adds 1 (FAIL: a regression, or a BASE or NEW file that is not a whole run) and 3 (INCONCLUSIVE:
+no regression shown, but not everything could be judged), and refuses files from different
+machines or run settings with 2 unless --cross-machine. Bad input is reported as one line on
+stderr, never a traceback (set IOCPBENCH_DEBUG=1 to get one for an unexpected error).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from . import __version__
 from .load import InputError, load_all, load_results
 from .metrics import DEFAULT_METRIC, METRICS
 
-EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 Main = Callable[[argparse.Namespace], int]
 
@@ -173,51 +175,83 @@ def _chart_path(text: str) -> Path:
     return path
 
 
+def _loss_percent(text: str) -> float:
+    value = _percent(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"must be above 0: {text}")
+    return value
+
+
 def compare_parser() -> argparse.ArgumentParser:
     from .compare import DEFAULT_ALPHA, DEFAULT_FAIL_ABOVE
+    from .gate import DETECTABLE_ABOVE_MARGIN_PCT, MAX_DETECTABLE_LOSS_PCT, MIN_RUNS
 
     p = _parser(
         "iocpbench-compare",
         "Compare iocpbench results and gate on them: points of BASE and each NEW file are matched "
-        "by their specs (workload and its parameters, port, concurrency and pool specs such as 2N+2, "
-        "blocking ratio and kind, work per completion), so machines with different CPU counts line "
-        "up. Per point: the NEW/BASE ratio of geometric means with its 95% CI and an exact "
-        "permutation p-value. The gate (docs/verdicts.md): a point regresses when its simultaneous "
-        "bound (Bonferroni over the points, family false-alarm rate --alpha) is beyond --fail-above; "
-        "the comparison regresses when the geometric mean ratio's 95% CI is. A NEW file must be a "
-        "whole run: complete, no run with errors or undrained, every BASE point present. Points whose "
-        "blocking ratio missed its tolerance are left out and named. Prints a Markdown table (one "
-        "column per NEW file), ready for $GITHUB_STEP_SUMMARY.",
-        "Exit status: 0 no regression; 1 a regression, or a NEW file that is incomplete, has runs\n"
-        "with errors or undrained runs, or lacks points of BASE (one line on stderr says why); 2 bad\n"
-        "input. Fewer than 3 runs a side at every point: a descriptive table, no verdict, exit 0.\n\n"
+        "by their whole identity (workload and its parameters, port, dispatch, concurrency and pool "
+        "specs such as 2N+2, blocking ratio and kind, work per completion, working set, and any axis "
+        "the harness adds), so machines with different CPU counts line up. Per point: the NEW/BASE "
+        "ratio of geometric means with its 95% CI and an exact permutation p-value. The gate "
+        "(docs/verdicts.md): a point regresses when its simultaneous bound (Bonferroni over the "
+        "points, family false-alarm rate --alpha) is beyond --fail-above; the comparison regresses "
+        "when the geometric mean ratio's 95% CI is. It fails closed: BASE and NEW must each be a "
+        "whole run (complete; no run with errors, undrained, failed or at zero or null throughput; "
+        "no point twice; every point of BASE in NEW with runs), and what cannot be judged makes the "
+        "result inconclusive, never a pass. Prints a Markdown table (one column per NEW file), ready "
+        "for $GITHUB_STEP_SUMMARY, with the status and why on its verdict line.",
+        "Exit status (one line on stderr per reason for 1 and 3):\n"
+        "  0  PASS: no regression, every matched point judged\n"
+        "  1  FAIL: a point or the geometric mean regressed; a point met its blocking ratio in BASE\n"
+        "     and missed it in NEW; or BASE or a NEW file is not a whole run: incomplete, a run with\n"
+        "     errors, undrained, interrupted or failed, a run at zero or null throughput, a point\n"
+        "     twice, BASE points missing from NEW or without runs (unless --allow-missing)\n"
+        "  2  bad input; or BASE and NEW from different machines (hostname, OS, CPU model, logical\n"
+        "     CPUs, kernel, build type) or with other run lengths or warm-ups (unless --cross-machine)\n"
+        f"  3  INCONCLUSIVE: nothing failed, but a point has fewer than {MIN_RUNS} runs a side, a point\n"
+        "     missed its blocking ratio in BASE (it is left out), no point matched, or a point could\n"
+        "     not show a loss of --max-detectable-loss\n"
+        "FAIL wins over INCONCLUSIVE.\n\n"
         "example: iocpbench-compare base.json new.json --fail-above 10 >> \"$GITHUB_STEP_SUMMARY\"",
     )
     p.add_argument("base", metavar="BASE", help="the reference results file")
     p.add_argument("new", nargs="+", metavar="NEW", help="results files to compare with BASE")
     p.add_argument("--fail-above", type=_percent, default=DEFAULT_FAIL_ABOVE, metavar="PCT",
                    help=f"the margin: a loss beyond PCT percent is a regression (default {DEFAULT_FAIL_ABOVE:g})")
+    p.add_argument("--max-detectable-loss", type=_loss_percent, default=None, metavar="PCT",
+                   help="inconclusive when a gated point's smallest detectable loss (the loss at which its "
+                        "simultaneous bound would just reach the margin, docs/verdicts.md) is above PCT percent "
+                        f"(default --fail-above + {DETECTABLE_ABOVE_MARGIN_PCT:g}: {MAX_DETECTABLE_LOSS_PCT:g} "
+                        "at the default margin)")
     p.add_argument("--metric", choices=sorted(METRICS), default=DEFAULT_METRIC, metavar="M",
                    help=f"metric to compare (default {DEFAULT_METRIC}; higher is better for throughput, "
                         f"lower for the others): {', '.join(sorted(METRICS))}")
     p.add_argument("--alpha", type=_alpha, default=DEFAULT_ALPHA,
                    help=f"false-alarm rate of a whole comparison (default {DEFAULT_ALPHA:g})")
     p.add_argument("--allow-missing", action="store_true",
-                   help="a NEW file may lack points of BASE (an intended subset); they are still listed")
+                   help="a NEW file may lack points of BASE, and points may have no runs (an intended "
+                        "subset); they are still listed")
     p.add_argument("--ignore-port", action="store_true",
                    help="match points across port backends (e.g. win32 on Windows vs emulated on Linux)")
+    p.add_argument("--cross-machine", action="store_true",
+                   help="compare files from different machines, builds, run lengths or warm-ups (refused "
+                        "otherwise); a note on stderr says the comparison spans machines")
     p.add_argument("--chart", type=_chart_path, metavar="FILE.png",
                    help="also draw the ratios with their CIs (format from the extension: png, svg, pdf)")
     return p
 
 
+EXIT_BY_STATUS = {"pass": EXIT_OK, "fail": EXIT_REGRESSION, "inconclusive": EXIT_INCONCLUSIVE}
+
+
 def _compare(args: argparse.Namespace) -> int:
-    from .compare import compare_results, failure_lines, render_markdown
+    from .compare import compare_results, note_lines, reason_lines, render_markdown
 
     base = load_results(args.base)
     news = load_all(args.new)
     report = compare_results(base, news, METRICS[args.metric], fail_above=args.fail_above,
-                             alpha=args.alpha, ignore_port=args.ignore_port, allow_missing=args.allow_missing)
+                             alpha=args.alpha, ignore_port=args.ignore_port, allow_missing=args.allow_missing,
+                             max_detectable=args.max_detectable_loss, cross_machine=args.cross_machine)
     if args.chart:
         from .charts import ratio_chart
 
@@ -225,14 +259,10 @@ def _compare(args: argparse.Namespace) -> int:
         ratio_chart(report).savefig(args.chart, dpi=110)
     sys.stdout.write(render_markdown(report))
     sys.stdout.flush()
-    for line in failure_lines(report):
-        print(f"iocpbench-compare: fail: {_one_line(line)}", file=sys.stderr)
-    if any(mc.rows for mc in report.machines) and not any(mc.gated_points for mc in report.machines):
-        from .gate import MIN_RUNS, RECOMMENDED_RUNS
-
-        _notes([f"too few runs a side for the gate to reach a verdict (it needs {MIN_RUNS}, its stated error "
-                f"rates {RECOMMENDED_RUNS}): the table is descriptive only"], "iocpbench-compare")
-    return EXIT_REGRESSION if report.has_failure else EXIT_OK
+    _notes(note_lines(report), "iocpbench-compare")
+    for line in reason_lines(report):
+        print(f"iocpbench-compare: {_one_line(line)}", file=sys.stderr)
+    return EXIT_BY_STATUS[report.status]
 
 
 def compare_main(argv: Sequence[str] | None = None) -> int:

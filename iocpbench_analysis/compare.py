@@ -5,26 +5,54 @@ exact permutation p-value (descriptive). The verdict is the gate's (gate.py,
 docs/verdicts.md): a simultaneous bound beyond the margin at a point, or the geometric mean
 ratio of all points beyond it, with a 5% false-alarm rate for the whole comparison.
 
-Before any ratio, a new file must be whole: a complete sweep, no run with errors, every run
-drained, every base point present (unless allowed). A file that is not fails the gate with the
-reason, because a broken run must never pass as "no regression".
-Points whose blocking ratio was not achieved within tolerance (issue 14's blocking_fidelity)
-on either side are left out and named: their throughput is of another ratio.
+The gate fails closed: a comparison that cannot show "no regression" never passes. Its status
+(Status) is one of three:
+
+- FAIL: a regression, or a file that is not a whole run. BASE and each NEW file are checked
+  alike: a complete sweep, no run with errors, undrained, interrupted or failed, no run with a
+  zero or null throughput (or a value of the compared metric the gate cannot use), no point
+  twice, every point of one side present and with runs on the other (unless allowed). A point
+  that met its blocking ratio in BASE and missed it in NEW is a regression too.
+- INCONCLUSIVE: nothing wrong shown, but not everything could be judged: a point with fewer
+  than gate.MIN_RUNS runs a side, a point left out because its blocking ratio was missed in
+  BASE (in both files or in BASE only), no point compared at all, or a point whose smallest
+  detectable loss is above the stated size (--max-detectable-loss).
+- PASS: every matched point judged, none regressed, and the gate could have seen a loss of the
+  stated size at each.
+
+FAIL wins over INCONCLUSIVE. Files from different machines (hostname, OS, CPU model, logical
+CPUs, kernel, build type) or with different run lengths or warm-ups are refused before any of
+this (SetupRefused, bad input) unless the comparison is asked to span machines.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import gate, stats
 from .gate import DEFAULT_MARGIN_PCT as DEFAULT_FAIL_ABOVE
 from .gate import FAMILY_ALPHA as DEFAULT_ALPHA
-from .load import Results
-from .match import Matching, SpecKey, completion_path, completion_paths, match_points, point_label, spec_key
-from .metrics import Metric, run_values, summary_ci, summary_value
+from .load import InputError, Results
+from .match import (
+    RUN_LENGTH_FIELDS,
+    Matching,
+    SpecKey,
+    canonical,
+    completion_path,
+    completion_paths,
+    index_points,
+    match_points,
+    point_label,
+    spec_key,
+)
+from .metrics import DEFAULT_METRIC, Metric, dig, run_values, summary_ci, summary_value
+
+PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
 
 
 @dataclass(frozen=True)
@@ -41,6 +69,8 @@ class PointComparison:
     worse_pct: float | None
     verdict: str  # gate.REGRESSION, IMPROVEMENT, OK or NO_VERDICT
     bound: float | None = None  # the simultaneous bound the verdict compared with the margin
+    # The smallest loss (worse_pct) the gate could show at this point (gate.detectable_ratio).
+    detectable_pct: float | None = None
 
     @property
     def regression(self) -> bool:
@@ -54,6 +84,52 @@ class PointComparison:
     def significant(self) -> bool:
         return self.verdict in (gate.REGRESSION, gate.IMPROVEMENT)
 
+    @property
+    def too_few_runs(self) -> bool:
+        """Runs on both sides, but too few to judge (a side without any is a missing point)."""
+        return self.verdict == gate.NO_VERDICT and 0 < min(self.n_base, self.n_new) < gate.MIN_RUNS
+
+    @property
+    def unjudged(self) -> bool:
+        """Enough runs, and still no verdict: values the gate cannot use (zero, below zero)."""
+        return self.verdict == gate.NO_VERDICT and min(self.n_base, self.n_new) >= gate.MIN_RUNS
+
+
+# Which side of a matched pair missed its blocking ratio (blocking_fidelity.within_tolerance
+# false): NEW only is a regression; BASE only, or both, leaves the point unjudged.
+MISSED_IN_NEW, MISSED_IN_BASE, MISSED_IN_BOTH = "new", "base", "both"
+MISSED_TEXT = {MISSED_IN_NEW: "new only (a regression)", MISSED_IN_BASE: "base only", MISSED_IN_BOTH: "both"}
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A matched point left out of the ratios because a side missed its blocking ratio."""
+
+    label: str
+    missed: str  # MISSED_IN_NEW, MISSED_IN_BASE or MISSED_IN_BOTH
+    reason: str  # what each side that missed achieved
+
+    @property
+    def regression(self) -> bool:
+        return self.missed == MISSED_IN_NEW
+
+
+@dataclass(frozen=True)
+class SetupDifference:
+    """A setting two files must share to be gated on: where it is, and each file's value."""
+
+    name: str  # "machine.hostname", "sweep.duration_s", "points' duration_s"
+    base: Any
+    new: Any
+
+    def text(self) -> str:
+        return f"{self.name} ({_value_text(self.base)} vs {_value_text(self.new)})"
+
+
+class SetupRefused(InputError):
+    """BASE and a NEW file differ in machine or run settings and no cross-machine comparison
+    was asked for (bad input: exit 2)."""
+
 
 @dataclass
 class MachineComparison:
@@ -61,24 +137,45 @@ class MachineComparison:
     label: str
     matching: Matching
     rows: dict[SpecKey, PointComparison] = field(default_factory=dict)
-    # Matched points left out because either side missed its blocking ratio: (label, reason).
-    left_out: list[tuple[str, str]] = field(default_factory=list)
+    # Matched points left out because either side missed its blocking ratio.
+    left_out: list[LeftOut] = field(default_factory=list)
     overall: gate.GlobalVerdict = field(default_factory=lambda: gate.GlobalVerdict(0, None, None, False))
     pooled_sd: float | None = None  # the gated points' pooled run-to-run spread (log scale)
     # Why this file cannot pass, whatever its ratios say (incomplete, errors, missing points).
     failures: list[str] = field(default_factory=list)
+    # Why nothing wrong shown is still no pass (inconclusive_reasons).
+    inconclusive: list[str] = field(default_factory=list)
+    # How this file's machine or run settings differ from BASE's (a cross-machine comparison).
+    setup_differences: list[SetupDifference] = field(default_factory=list)
 
     @property
     def regressions(self) -> list[PointComparison]:
         return [r for r in self.rows.values() if r.regression]
 
     @property
+    def fidelity_regressions(self) -> list[LeftOut]:
+        return [lo for lo in self.left_out if lo.regression]
+
+    @property
     def gated_points(self) -> int:
         return sum(1 for r in self.rows.values() if r.verdict != gate.NO_VERDICT)
 
     @property
+    def regressed(self) -> bool:
+        return bool(self.regressions) or bool(self.fidelity_regressions) or self.overall.regression
+
+    @property
     def failed(self) -> bool:
-        return bool(self.failures) or bool(self.regressions) or self.overall.regression
+        return bool(self.failures) or self.regressed
+
+    @property
+    def status(self) -> str:
+        return FAIL if self.failed else INCONCLUSIVE if self.inconclusive else PASS
+
+    def detectable(self) -> tuple[str, float] | None:
+        """The gated point that could show the least, and its smallest detectable loss (%)."""
+        known = [(r.label, r.detectable_pct) for r in self.rows.values() if r.detectable_pct is not None]
+        return max(known, key=lambda item: item[1]) if known else None  # type: ignore[return-value,arg-type]
 
 
 @dataclass
@@ -91,14 +188,26 @@ class CompareReport:
     ignore_port: bool
     machines: list[MachineComparison]
     allow_missing: bool = False
+    # Why BASE cannot be gated on, whatever the ratios say (checked as each NEW file is).
+    base_failures: list[str] = field(default_factory=list)
+    max_detectable: float = gate.MAX_DETECTABLE_LOSS_PCT
+    cross_machine: bool = False
 
     @property
     def has_regression(self) -> bool:
-        return any(m.regressions or m.overall.regression for m in self.machines)
+        return any(m.regressed for m in self.machines)
 
     @property
     def has_failure(self) -> bool:
-        return any(m.failed for m in self.machines)
+        return bool(self.base_failures) or any(m.failed for m in self.machines)
+
+    @property
+    def is_inconclusive(self) -> bool:
+        return any(m.inconclusive for m in self.machines)
+
+    @property
+    def status(self) -> str:
+        return FAIL if self.has_failure else INCONCLUSIVE if self.is_inconclusive else PASS
 
 
 def machine_label(results: Results) -> str:
@@ -123,6 +232,63 @@ def _worse_pct(ratio: float, metric: Metric) -> float:
     return (1.0 - ratio) * 100.0 if metric.higher_is_better else (ratio - 1.0) * 100.0
 
 
+def _value_text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list):
+        return ", ".join(_value_text(v) for v in value)
+    return str(value)
+
+
+def named(labels: Iterable[str], most: int = 3) -> str:
+    """The points a reason is about, for a message: up to `most` distinct labels, then a count."""
+    distinct = list(dict.fromkeys(labels))
+    more = len(distinct) - most
+    return ", ".join(distinct[:most]) + (f" and {more} more" if more > 0 else "")
+
+
+# ---------------------------------------------------------------- same machine, same settings
+
+# The settings two files must share to be gated on: the machine (the same hardware, OS and
+# kernel), the build, and how long each run and its warm-up lasted.
+SETUP_FIELDS = (
+    ("machine", "hostname"), ("machine", "os"), ("machine", "cpu_model"), ("machine", "logical_cpus"),
+    ("machine", "kernel"), ("tool", "build_type"), ("sweep", "duration_s"), ("sweep", "warmup_s"),
+)
+
+
+def _points_setting(results: Results, name: str) -> list[Any]:
+    """The distinct values of a per-point setting (duration_s) in a file, sorted; empty where
+    its points do not record it."""
+    values = {canonical(p[name]) for p in results.points if p.get(name) is not None}
+    return sorted(values, key=str)
+
+
+def setup_differences(base: Results, new: Results) -> list[SetupDifference]:
+    """How two files' machines, builds and run lengths differ (empty when they do not). A
+    setting recorded in one file only is a difference; one neither records is not."""
+    diffs: list[SetupDifference] = []
+    for block, name in SETUP_FIELDS:
+        b, n = dig(base.data.get(block), name), dig(new.data.get(block), name)
+        if canonical(b) != canonical(n):
+            diffs.append(SetupDifference(f"{block}.{name}", b, n))
+    for name in sorted(RUN_LENGTH_FIELDS):
+        b_set, n_set = _points_setting(base, name), _points_setting(new, name)
+        if b_set != n_set:
+            diffs.append(SetupDifference(f"points' {name}", b_set or None, n_set or None))
+    return diffs
+
+
+def refusal_message(base: Results, new: Results, diffs: list[SetupDifference]) -> str:
+    return (f"base and new differ in {', '.join(d.text() for d in diffs)} (base {base.path}, new {new.path}); "
+            "pass --cross-machine to compare them anyway")
+
+
+# ---------------------------------------------------------------- whole runs
+
+
 def fidelity_problem(point: dict[str, Any]) -> str | None:
     """Why a point's blocking ratio is not what was asked (None when it is, or when the file
     predates blocking_fidelity: those count as within tolerance)."""
@@ -139,29 +305,81 @@ def fidelity_problem(point: dict[str, Any]) -> str | None:
             + (f", tolerance {tol}" if isinstance(tol, (int, float)) else "") + reason)
 
 
-def run_problems(results: Results) -> list[str]:
-    """What makes a results file unfit to gate on, one phrase each (empty when it is whole)."""
+def left_out(base: dict[str, Any], new: dict[str, Any], label: str) -> LeftOut | None:
+    """The matched pair left out of the ratios for its blocking ratio, and which side missed
+    it; None when both met it."""
+    b, n = fidelity_problem(base), fidelity_problem(new)
+    if b is None and n is None:
+        return None
+    missed = MISSED_IN_BOTH if b and n else MISSED_IN_BASE if b else MISSED_IN_NEW
+    return LeftOut(label, missed, "; ".join(f"{side}: {why}" for side, why in (("base", b), ("new", n)) if why))
+
+
+def _usable(value: Any) -> bool:
+    """A per-run value the gate can use: a finite number above 0 (it works on logs)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value > 0)
+
+
+def run_problems(results: Results, metric: Metric | None = None) -> list[str]:
+    """What makes a results file unfit to gate on, one phrase each naming its points (empty
+    when it is whole): an incomplete sweep; runs with errors, undrained, interrupted or failed;
+    runs whose throughput, or the compared metric's value, is zero, null or not a number."""
     problems: list[str] = []
     if results.data.get("sweep", {}).get("complete") is False:
         problems.append("the sweep is incomplete (sweep.complete is false)")
-    kinds: dict[str, list[str]] = {"with errors": [], "not drained": [], "interrupted": []}
+    kinds: dict[str, list[str]] = {"with errors": [], "not drained": [], "interrupted": [],
+                                   "failed (points[].failures)": [], "with zero or null throughput": []}
+    other = metric.name if metric is not None and metric.name != DEFAULT_METRIC else None
+    if other:
+        kinds[f"with a zero or null {other}"] = []
     for p in results.points:
+        label = point_label(p)
+        failed = p.get("failures")
+        kinds["failed (points[].failures)"] += [label] * (len(failed) if isinstance(failed, list) else 0)
         for r in p.get("runs") or []:
             if not isinstance(r, dict):
                 continue
             if isinstance(r.get("errors"), int) and r["errors"] > 0:
-                kinds["with errors"].append(point_label(p))
+                kinds["with errors"].append(label)
             accounting = r.get("accounting")
             detail = r.get("error_detail")
             if (isinstance(accounting, dict) and accounting.get("drained") is False) or (
                     isinstance(detail, dict) and detail.get("drain_timed_out") is True):
-                kinds["not drained"].append(point_label(p))
+                kinds["not drained"].append(label)
             if r.get("interrupted") is True:
-                kinds["interrupted"].append(point_label(p))
+                kinds["interrupted"].append(label)
+            if not _usable(r.get(DEFAULT_METRIC)):
+                kinds["with zero or null throughput"].append(label)
+            if other and not _usable(dig(r, other)):
+                kinds[f"with a zero or null {other}"].append(label)
     for what, labels in kinds.items():
         if labels:
-            problems.append(f"{len(labels)} run(s) {what} (first: {labels[0]})")
+            problems.append(f"{len(labels)} run(s) {what} (at {named(labels)})")
     return problems
+
+
+def duplicate_problem(points: list[dict[str, Any]], *, ignore_port: bool = False) -> str | None:
+    """A point whose identity (match.spec_key) repeats within one file: which to judge is
+    anyone's guess, so the file cannot be gated on."""
+    _, dups = index_points(points, ignore_port=ignore_port)
+    if not dups:
+        return None
+    return (f"{len(dups)} duplicate point(s), the same point identity twice "
+            f"(at {named(point_label(p, ignore_port=ignore_port) for p in dups)})")
+
+
+def runless(points: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [p for p in points if not (p.get("runs") or [])]
+
+
+def file_problems(results: Results, metric: Metric, *, ignore_port: bool) -> list[str]:
+    """run_problems and duplicate points: the checks BASE and each NEW file share."""
+    dup = duplicate_problem(results.points, ignore_port=ignore_port)
+    return run_problems(results, metric) + ([dup] if dup else [])
+
+
+# ---------------------------------------------------------------- the ratios and the gate
 
 
 def compare_pair(
@@ -235,8 +453,39 @@ def compare_rows(
             worse_pct=_worse_pct(ratio, metric) if ratio is not None else None,
             verdict=v.verdict if v is not None else gate.NO_VERDICT,
             bound=v.bound if v is not None else None,
+            detectable_pct=_worse_pct(v.detectable, metric) if v is not None and v.detectable is not None else None,
         ))
     return rows, judged.overall, judged.pooled_sd
+
+
+def _loss_word(metric: Metric) -> str:
+    return "loss" if metric.higher_is_better else "increase"
+
+
+def inconclusive_reasons(mc: MachineComparison, metric: Metric, max_detectable: float) -> list[str]:
+    """Why a comparison that shows nothing wrong is still no pass, one phrase each naming its
+    points (empty when every matched point was judged and could have shown a loss of
+    max_detectable percent)."""
+    reasons: list[str] = []
+    if not mc.rows and not mc.left_out:
+        reasons.append("no point of base was compared (none matched)")
+    few = [r.label for r in mc.rows.values() if r.too_few_runs]
+    if few:
+        reasons.append(f"{len(few)} point(s) with fewer than {gate.MIN_RUNS} runs a side, not judged (at {named(few)})"
+                       + ("; none could be: the table is descriptive only" if not mc.gated_points else ""))
+    unjudged = [r.label for r in mc.rows.values() if r.unjudged]
+    if unjudged:
+        reasons.append(f"{len(unjudged)} point(s) with values the gate cannot use, not judged (at {named(unjudged)})")
+    for missed, where in ((MISSED_IN_BOTH, "both files"), (MISSED_IN_BASE, "base only")):
+        labels = [lo.label for lo in mc.left_out if lo.missed == missed]
+        if labels:
+            reasons.append(f"{len(labels)} point(s) left out, their blocking ratio missed in {where} (at {named(labels)})")
+    worst = mc.detectable()
+    if worst is not None and worst[1] > max_detectable:
+        word = _loss_word(metric)
+        reasons.append(f"the smallest {word} the gate could show at {worst[0]} is {worst[1]:.0f}%, above "
+                       f"{max_detectable:g}% (--max-detectable-loss): runs too noisy or too few")
+    return reasons
 
 
 def compare_results(
@@ -248,31 +497,50 @@ def compare_results(
     alpha: float = DEFAULT_ALPHA,
     ignore_port: bool = False,
     allow_missing: bool = False,
+    max_detectable: float | None = None,
+    cross_machine: bool = False,
 ) -> CompareReport:
+    """The whole comparison. Raises SetupRefused when a NEW file's machine or run settings
+    differ from BASE's and cross_machine is not set. max_detectable defaults to
+    gate.default_max_detectable(fail_above)."""
+    limit = gate.default_max_detectable(fail_above) if max_detectable is None else max_detectable
+    diffs = [setup_differences(base, new) for new in news]
+    if not cross_machine:
+        for new, d in zip(news, diffs):
+            if d:
+                raise SetupRefused(refusal_message(base, new, d))
     labels = unique_labels([base, *news])
+    base_failures = file_problems(base, metric, ignore_port=ignore_port)
+    no_runs = runless(base.points)
+    if no_runs and not allow_missing:
+        base_failures.append(f"{len(no_runs)} point(s) without runs "
+                             f"(at {named(point_label(p, ignore_port=ignore_port) for p in no_runs)}); "
+                             "--allow-missing to compare what is there")
     machines: list[MachineComparison] = []
-    for new, label in zip(news, labels[1:]):
+    for new, label, diff in zip(news, labels[1:], diffs):
         matching = match_points(base.points, new.points, ignore_port=ignore_port)
-        mc = MachineComparison(results=new, label=label, matching=matching)
+        mc = MachineComparison(results=new, label=label, matching=matching, setup_differences=diff)
         kept: list[tuple[dict[str, Any], dict[str, Any]]] = []
         for bp, np_ in matching.pairs:
-            why = [f"{side}: {w}" for side, w in (("base", fidelity_problem(bp)), ("new", fidelity_problem(np_))) if w]
-            if why:
-                mc.left_out.append((point_label(bp, ignore_port=ignore_port), "; ".join(why)))
-            else:
+            out = left_out(bp, np_, point_label(bp, ignore_port=ignore_port))
+            if out is None:
                 kept.append((bp, np_))
+            else:
+                mc.left_out.append(out)
         names = [point_label(bp, ignore_port=ignore_port) for bp, _ in kept]
         rows, mc.overall, mc.pooled_sd = compare_rows(kept, metric, fail_above=fail_above, alpha=alpha, labels=names)
         for (bp, _), row in zip(kept, rows):
             mc.rows[spec_key(bp, ignore_port=ignore_port)] = row
-        mc.failures = run_problems(new)
-        missing = matching.only_base + [np_ for _, np_ in matching.pairs if not (np_.get("runs") or [])]
+        mc.failures = file_problems(new, metric, ignore_port=ignore_port)
+        missing = matching.only_base + runless(np_ for _, np_ in matching.pairs)
         if missing and not allow_missing:
             mc.failures.append(f"{len(missing)} base point(s) missing or without runs "
-                               f"(first: {point_label(missing[0], ignore_port=ignore_port)}); "
+                               f"(at {named(point_label(p, ignore_port=ignore_port) for p in missing)}); "
                                "--allow-missing to compare what is there")
+        mc.inconclusive = inconclusive_reasons(mc, metric, limit)
         machines.append(mc)
-    return CompareReport(base, labels[0], metric, fail_above, alpha, ignore_port, machines, allow_missing)
+    return CompareReport(base, labels[0], metric, fail_above, alpha, ignore_port, machines, allow_missing,
+                         base_failures, limit, cross_machine)
 
 
 # ---------------------------------------------------------------- Markdown rendering
@@ -344,7 +612,8 @@ def _unmatched(report: CompareReport) -> list[str]:
         for title, pts in (
             (f"Only in base ({report.base_label}), not in {mc.label}", m.only_base),
             (f"Only in {mc.label}, not in base", m.only_new),
-            (f"Repeated spec in one file, ignored ({mc.label} vs base)", m.duplicates),
+            (f"Duplicate point in base ({report.base_label}): the comparison fails", m.base_duplicates),
+            (f"Duplicate point in {mc.label}: the comparison fails", m.new_duplicates),
         ):
             if pts:
                 lines.append(f"**{_escape(title)}** ({len(pts)}):")
@@ -359,24 +628,35 @@ def _limit_text(report: CompareReport) -> str:
 
 
 def _gate_lines(report: CompareReport, mc: MachineComparison) -> list[str]:
-    """The verdict for one new file: why it cannot pass, its regressions, the geometric mean."""
+    """The verdict for one new file: its status, why it cannot pass, its regressions, why it is
+    inconclusive, the geometric mean."""
     lines: list[str] = []
     o = mc.overall
+    head = f"- **{_escape(mc.label)}**: {mc.status.upper()}; "
     if o.ratio is not None and o.ci is not None:
-        lines.append(f"- **{_escape(mc.label)}**: geometric mean ratio over {o.points} gated point(s) "
+        lines.append(head + f"geometric mean ratio over {o.points} gated point(s) "
                      f"{o.ratio:.3f} (95% CI {o.ci[0]:.3f}-{o.ci[1]:.3f})"
                      + (f" **REGRESSION: the whole CI is {_limit_text(report)}**" if o.regression else ""))
     else:
-        lines.append(f"- **{_escape(mc.label)}**: no gated points, no geometric mean verdict")
+        lines.append(head + "no gated points, no geometric mean verdict")
+    if mc.setup_differences:
+        lines.append("  - spans machines (--cross-machine): differs from base in "
+                     + _escape(", ".join(d.text() for d in mc.setup_differences)))
     for why in mc.failures:
         lines.append(f"  - **FAIL: {_escape(why)}**")
     n_reg = len(mc.regressions)
     if n_reg:
         lines.append(f"  - **{n_reg} point regression(s)**: " + ", ".join(f"`{_escape(r.label)}`" for r in mc.regressions))
-    ungated = len(mc.rows) - mc.gated_points
-    if ungated:
-        lines.append(f"  - {ungated} point(s) with fewer than {gate.MIN_RUNS} runs a side: no verdict for them"
-                     + (" (none could be gated: this comparison is descriptive only)" if not mc.gated_points else ""))
+    lost = mc.fidelity_regressions
+    if lost:
+        lines.append(f"  - **{len(lost)} point regression(s) of the blocking ratio** (met in base, missed in new): "
+                     + ", ".join(f"`{_escape(lo.label)}`" for lo in lost))
+    for why in mc.inconclusive:
+        lines.append(f"  - **INCONCLUSIVE: {_escape(why)}**")
+    worst = mc.detectable()
+    if worst is not None:
+        lines.append(f"  - smallest detectable {_loss_word(report.metric)}: up to {worst[1]:.0f}% "
+                     f"(at `{_escape(worst[0])}`; above {report.max_detectable:g}% the comparison is inconclusive)")
     if mc.pooled_sd is not None and mc.pooled_sd > gate.NOISY_LOG_SD:
         lines.append(f"  - **noisy runs**: the pooled run-to-run spread is {mc.pooled_sd:.0%} (log sd); the stated "
                      "error rates hold up to about 7%. A busy machine? Compare sweeps run back to back on a quiet one")
@@ -431,16 +711,55 @@ def completion_path_lines(report: CompareReport) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class Reason:
+    """One reason for a comparison's status: FAIL or INCONCLUSIVE, the file it is about, why."""
+
+    status: str
+    path: Path
+    text: str
+    base: bool = False
+
+    def where(self, *, short: bool = False) -> str:
+        return (self.path.name if short else str(self.path)) + (" (base)" if self.base else "")
+
+
+def reasons(report: CompareReport) -> list[Reason]:
+    """Every reason the comparison is not a PASS, failures first, in file order."""
+    out = [Reason(FAIL, report.base.path, why, base=True) for why in report.base_failures]
+    for mc in report.machines:
+        path = mc.results.path
+        out += [Reason(FAIL, path, why) for why in mc.failures]
+        if mc.regressions:
+            out.append(Reason(FAIL, path, f"{len(mc.regressions)} point regression(s) "
+                                          f"(at {named(r.label for r in mc.regressions)})"))
+        lost = mc.fidelity_regressions
+        if lost:
+            out.append(Reason(FAIL, path, f"{len(lost)} point(s) met their blocking ratio in base and missed it in "
+                                          f"new (at {named(lo.label for lo in lost)})"))
+        if mc.overall.regression and mc.overall.ratio is not None:
+            out.append(Reason(FAIL, path, f"geometric mean ratio {mc.overall.ratio:.3f}, its 95% CI {_limit_text(report)}"))
+    for mc in report.machines:
+        out += [Reason(INCONCLUSIVE, mc.results.path, why) for why in mc.inconclusive]
+    return sorted(out, key=lambda r: r.status != FAIL)
+
+
 def verdict_line(report: CompareReport) -> str:
-    if report.has_failure:
+    """The status and why, on one line."""
+    status = report.status
+    if status == PASS:
+        return (f"**PASS.** No regression beyond {report.fail_above:g}% (the gate's false-alarm rate: "
+                f"{report.alpha:g} per comparison); every matched point judged, each able to show a "
+                f"{report.max_detectable:g}% {_loss_word(report.metric)}.")
+    deciding = [r for r in reasons(report) if r.status == status]
+    why = "; ".join(f"{r.where(short=True)}: {r.text}" for r in deciding)
+    if status == FAIL:
         bad = sum(1 for mc in report.machines if mc.failed)
-        return f"**FAIL: {bad} of {len(report.machines)} new file(s) regressed or are not whole runs.**"
-    if not any(mc.rows for mc in report.machines):
-        return "No verdict: no points compared."
-    if not any(mc.gated_points for mc in report.machines):
-        return ("No verdict: too few runs a side for the gate (descriptive table only); "
-                f"use at least {gate.MIN_RUNS}, {gate.RECOMMENDED_RUNS} for the stated error rates.")
-    return f"No regression beyond {report.fail_above:g}% (the gate's false-alarm rate: {report.alpha:g} per comparison)."
+        lead = (f"**FAIL: {bad} of {len(report.machines)} new file(s) regressed or are not whole runs"
+                + ("; base is not a whole run" if report.base_failures else "") + ".**")
+        also = " Also inconclusive (below)." if report.is_inconclusive else ""
+        return f"{lead} {_escape(why)}.{also}"
+    return (f"**INCONCLUSIVE: no regression shown, but the gate could not judge everything.** {_escape(why)}.")
 
 
 def render_markdown(report: CompareReport) -> str:
@@ -463,6 +782,8 @@ def render_markdown(report: CompareReport) -> str:
     paths = completion_path_lines(report)
     if paths:
         out += paths + [""]
+    for why in report.base_failures:
+        out.append(f"- **base ({_escape(report.base_label)}): FAIL: {_escape(why)}**")
     for mc in report.machines:
         out += _gate_lines(report, mc)
     out.append("")
@@ -471,10 +792,13 @@ def render_markdown(report: CompareReport) -> str:
     else:
         out.append("_No points matched._")
     out.append("")
-    left = [(mc, lab, why) for mc in report.machines for lab, why in mc.left_out]
+    left = [(mc, lo) for mc in report.machines for lo in mc.left_out]
     if left:
-        out += ["### Left out: blocking ratio not within tolerance", ""]
-        out += [f"- `{_escape(lab)}` ({_escape(mc.label)}): {_escape(why)}" for mc, lab, why in left]
+        out += ["### Left out: blocking ratio not within tolerance", "",
+                "Missed in new only: a regression. Missed in base (only, or in both): not judged, "
+                "the comparison is inconclusive.", ""]
+        out += [f"- `{_escape(lo.label)}` ({_escape(mc.label)}), missed in {MISSED_TEXT[lo.missed]}: {_escape(lo.reason)}"
+                for mc, lo in left]
         out.append("")
     unmatched = _unmatched(report)
     if unmatched:
@@ -482,15 +806,14 @@ def render_markdown(report: CompareReport) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def failure_lines(report: CompareReport) -> list[str]:
-    """One line per new file that fails, for stderr: the file and every reason."""
-    lines = []
-    for mc in report.machines:
-        reasons = list(mc.failures)
-        if mc.regressions:
-            reasons.append(f"{len(mc.regressions)} point regression(s) (first: {mc.regressions[0].label})")
-        if mc.overall.regression and mc.overall.ratio is not None:
-            reasons.append(f"geometric mean ratio {mc.overall.ratio:.3f}, its 95% CI {_limit_text(report)}")
-        if reasons:
-            lines.append(f"{mc.results.path}: " + "; ".join(reasons))
-    return lines
+def reason_lines(report: CompareReport) -> list[str]:
+    """One line per reason, for stderr: "fail: FILE: why" or "inconclusive: FILE: why"."""
+    return [f"{r.status}: {r.where()}: {r.text}" for r in reasons(report)]
+
+
+def note_lines(report: CompareReport) -> list[str]:
+    """Notes for stderr: a comparison that spans machines (--cross-machine)."""
+    return [f"the comparison spans machines: base {report.base.path} and new {mc.results.path} differ in "
+            + ", ".join(d.text() for d in mc.setup_differences)
+            + "; the gate's stated error rates are for sweeps of one machine"
+            for mc in report.machines if mc.setup_differences]

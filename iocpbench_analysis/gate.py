@@ -11,6 +11,10 @@ CV. For one comparison of K matched points (both sides with at least MIN_RUNS ru
 - the comparison also regresses when the 95% CI of the geometric mean ratio over all K
   points lies beyond the margin: a loss spread over every point, each too small to flag alone.
 
+Each gated point also has a *smallest detectable loss* (detectable_ratio): the change at which
+its simultaneous bound, with the estimate at that change, just reaches the margin. compare
+calls a comparison inconclusive when a point's is above a stated size (default_max_detectable).
+
 Functions are pure; docs/verdicts.md gives the simulated and measured error rates, and
 tests/python/test_gate.py reproduces the simulation.
 """
@@ -34,6 +38,21 @@ FAMILY_ALPHA = 0.05
 MIN_RUNS = 3
 RECOMMENDED_RUNS = 7
 CONFIDENCE = 0.95
+# A gated point whose smallest detectable loss (detectable_ratio) is above this many percent
+# makes the comparison inconclusive: 25 points above the margin, 30% at the default 5%. Quiet
+# sweeps stay under it: the reference grid compared with itself (5 runs a side, 108 points) can
+# show 10-14% at 102 points, up to 26% at its noisiest (file c=N p=2N b=0). A point's own CV
+# reaches it at about 15% with 5 runs a side over 108 points, 12% with 3 runs over 36.
+# `--max-detectable-loss` sets it (default_max_detectable).
+DETECTABLE_ABOVE_MARGIN_PCT = 25.0
+MAX_DETECTABLE_LOSS_PCT = DEFAULT_MARGIN_PCT + DETECTABLE_ABOVE_MARGIN_PCT
+
+
+def default_max_detectable(margin_pct: float) -> float:
+    """The default of --max-detectable-loss for a margin (--fail-above): 25 points above it,
+    so a gate told to overlook a loss of PCT is not inconclusive for failing to see PCT."""
+    return margin_pct + DETECTABLE_ABOVE_MARGIN_PCT
+
 
 REGRESSION, IMPROVEMENT, OK, NO_VERDICT = "regression", "improvement", "ok", "no verdict"
 
@@ -61,6 +80,7 @@ class PointVerdict:
     ci: tuple[float, float] | None  # 95% CI of the ratio, from the same se
     bound: float | None  # the simultaneous bound on the ratio the verdict compares to the margin
     verdict: str
+    detectable: float | None = None  # the ratio at which the bound just reaches the margin (detectable_ratio)
 
 
 @dataclass(frozen=True)
@@ -77,6 +97,15 @@ def margin_limit(margin_pct: float, higher_is_better: bool) -> float:
     if not higher_is_better:
         return math.log(1 + margin_pct / 100)
     return math.log(1 - margin_pct / 100) if margin_pct < 100 else -math.inf  # no loss exceeds 100%
+
+
+def detectable_ratio(se: float, q: float, *, margin_pct: float, higher_is_better: bool) -> float:
+    """A point's smallest detectable change, as a ratio: where its simultaneous bound (q
+    standard errors from the estimate) would just reach the margin were the estimate the true
+    ratio, exp(log(1 - margin) - q*se) for throughput, exp(log(1 + margin) + q*se) for a
+    lower-is-better metric. A true change of that size is caught about half the time."""
+    limit = margin_limit(margin_pct, higher_is_better)
+    return math.exp(limit - q * se) if higher_is_better else math.exp(limit + q * se)
 
 
 def _var(xs: Sequence[float]) -> float:
@@ -121,7 +150,8 @@ def judge_point(sample: Sample, pooled_sd: float | None, q: float, *, margin_pct
     else:
         worst, best = d - q * se, d + q * se
         verdict = REGRESSION if worst > limit else IMPROVEMENT if best < -limit else OK
-    return PointVerdict(d, se, ci, math.exp(worst), verdict)
+    detectable = detectable_ratio(se, q, margin_pct=margin_pct, higher_is_better=higher_is_better)
+    return PointVerdict(d, se, ci, math.exp(worst), verdict, detectable)
 
 
 def judge_global(samples: Sequence[Sample], ses: Sequence[float], *, margin_pct: float,

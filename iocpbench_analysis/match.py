@@ -2,6 +2,13 @@
 
 "2N+2" is 6 on a 2-CPU laptop and 130 on a 64-CPU server; matching on the spec is what lets
 the two line up (architecture.md, "Cross-machine comparison").
+
+The match key is the whole identity the harness writes for a point: every field of the point
+but an explicit list of fields that are not identity (its id, runs, summary, fidelity, failed
+runs; its run length and warm-up, which compare checks file against file). So an axis added to
+the harness later keeps points apart by default. A few fields are spelled one way first (specs,
+ratios, machine-local workload parameters), and a field older files lack reads as its default
+(FIELD_DEFAULTS), so those files still meet newer ones.
 """
 
 from __future__ import annotations
@@ -22,13 +29,30 @@ MEASUREMENT_PARAMS = frozenset({"latency_sample_every"})
 # experiment (workload, port, concurrency, pool, blocking), reached by a different route, so
 # an older file (thread) still meets a newer one (port). compare says which each side used.
 EMULATION_PARAMS = frozenset({"completion_path"})
+# A user's consent (`--overwrite`: write into a file iocpbench did not create), not the experiment.
+CONSENT_PARAMS = frozenset({"overwrite"})
 # The workloads whose I/O takes a completion path, and what a point of theirs without the
 # field was measured on: results recorded only `port` while `thread` was the default, and every
 # point records its path since `port` became the default (results.schema.json).
 IO_WORKLOADS = frozenset({"file", "socket"})
 LEGACY_COMPLETION_PATH = "thread"
 
-SpecKey = tuple[str, str, str, str, str, float, str, float]
+# A point's fields that are not its identity: what was measured and what was derived from the
+# spec (the id is written from the same fields). Every other field is part of the match key.
+NON_IDENTITY_FIELDS = frozenset({"id", "runs", "summary", "blocking_fidelity", "failures"})
+# The run length and warm-up: settings of the measurement, checked file against file by
+# compare (a gate refuses files that differ in them) rather than keeping points apart.
+RUN_LENGTH_FIELDS = frozenset({"duration_s", "warmup_s"})
+# Within an identity field, parts that randomise a point rather than define it (an open-loop
+# point's arrival seed, as the sweep's own seed).
+NON_IDENTITY_SUBFIELDS = {"open_loop": frozenset({"seed"})}
+# What a point without the field was measured with (the harness writes dispatch and metrics
+# on every point, working_set_kib only when one was given; older files lack them): the point
+# id names a dispatch only when it is not shared, a working set only when there is one.
+FIELD_DEFAULTS: dict[str, Any] = {"dispatch": "shared", "metrics": True, "working_set_kib": 0}
+
+# The key: (field, canonical JSON of its normalised value) pairs, sorted by field.
+SpecKey = tuple[tuple[str, str], ...]
 
 
 AUTO = "auto"
@@ -71,12 +95,18 @@ def normalize_spec(spec: Any) -> str:
     return text.upper()
 
 
+def _kept_params(params: Any) -> dict[str, Any]:
+    """The workload parameters that are part of the experiment (as written)."""
+    if not isinstance(params, dict):
+        return {}
+    ignored = MACHINE_LOCAL_PARAMS | MEASUREMENT_PARAMS | EMULATION_PARAMS | CONSENT_PARAMS
+    return {k: v for k, v in params.items() if k not in ignored}
+
+
 def params_key(params: Any) -> str:
     if not isinstance(params, dict):
         return ""
-    ignored = MACHINE_LOCAL_PARAMS | MEASUREMENT_PARAMS | EMULATION_PARAMS
-    kept = {k: v for k, v in params.items() if k not in ignored}
-    return json.dumps(kept, sort_keys=True, separators=(",", ":"))
+    return json.dumps(_kept_params(params), sort_keys=True, separators=(",", ":"))
 
 
 def completion_path(point: dict[str, Any]) -> str | None:
@@ -99,41 +129,105 @@ def completion_paths(points: Iterable[dict[str, Any]]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
+def canonical(value: Any) -> Any:
+    """A value spelled one way: numbers as floats rounded to 1e-6 (ratios come from decimal
+    text, 0.5 or 0.9, and a writer may add float noise or write 512 as 512.0), objects and
+    lists element by element."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return round(float(value), 6)
+    if isinstance(value, dict):
+        return {str(k): canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    return str(value)
+
+
+def _spec_text(value: Any) -> str:
+    # {"spec": "2N", "value": 4}: the spec is the identity, the value this machine's reading of it.
+    return normalize_spec(value["spec"] if isinstance(value, dict) else value)
+
+
+def _blocking(value: Any) -> dict[str, Any]:
+    blocking = dict(value) if isinstance(value, dict) else {"ratio": value}
+    blocking["kind"] = str(blocking.get("kind", ""))
+    return canonical(blocking)
+
+
+# Fields spelled one way before they are compared; every other identity field as canonical.
+NORMALIZERS: dict[str, Any] = {
+    "workload": str,
+    "port": str,
+    "workload_params": lambda params: canonical(_kept_params(params)),
+    "concurrency": _spec_text,
+    "pool": _spec_text,
+    "blocking": _blocking,
+}
+
+
+def _normalized(name: str, value: Any) -> Any:
+    normal = NORMALIZERS.get(name, canonical)(value)
+    if name in NON_IDENTITY_SUBFIELDS and isinstance(normal, dict):
+        normal = {k: v for k, v in normal.items() if k not in NON_IDENTITY_SUBFIELDS[name]}
+    return normal
+
+
+def identity(point: dict[str, Any], *, ignore_port: bool = False) -> dict[str, Any]:
+    """A point's identity, normalised: every field but NON_IDENTITY_FIELDS and
+    RUN_LENGTH_FIELDS, with FIELD_DEFAULTS for the fields it lacks; the port left out when
+    points are matched across port backends."""
+    fields = {**FIELD_DEFAULTS, **point}
+    return {name: _normalized(name, value) for name, value in fields.items()
+            if name not in NON_IDENTITY_FIELDS and name not in RUN_LENGTH_FIELDS
+            and not (ignore_port and name == "port")}
+
+
+def _at_default(name: str, normal: Any) -> bool:
+    return name in FIELD_DEFAULTS and normal == _normalized(name, FIELD_DEFAULTS[name])
+
+
 def spec_key(point: dict[str, Any], *, ignore_port: bool = False) -> SpecKey:
-    """The identity of a point across machines: workload and its params, port, concurrency
-    and pool specs, blocking ratio and kind, work per completion."""
-    blocking = point["blocking"]
-    return (
-        str(point["workload"]),
-        params_key(point.get("workload_params")),
-        "" if ignore_port else str(point["port"]),
-        normalize_spec(point["concurrency"]["spec"]),
-        normalize_spec(point["pool"]["spec"]),
-        # Ratios come from decimal text (0.5, 0.9); rounding absorbs float noise a writer
-        # may add when it converts them.
-        round(float(blocking["ratio"]), 6),
-        str(blocking.get("kind", "")),
-        round(float(point["work_us"]), 6),
-    )
+    """The identity of a point across machines, hashable: workload and its params, port,
+    dispatch, concurrency and pool specs, blocking ratio and kind, work per completion, working
+    set, metrics, and any field the harness adds later (identity)."""
+    ident = identity(point, ignore_port=ignore_port)
+    return tuple((name, json.dumps(ident[name], sort_keys=True, separators=(",", ":"))) for name in sorted(ident))
 
 
 def _fmt_num(x: float) -> str:
     return f"{x:g}"
 
 
+# The fields point_label spells itself; any other it adds as name=value where not at its default.
+LABELLED_FIELDS = frozenset({"workload", "port", "concurrency", "pool", "blocking", "work_us", "workload_params"})
+
+
+def _label_value(value: Any) -> str:
+    if isinstance(value, float):
+        return _fmt_num(value)
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
 def point_label(point: dict[str, Any], *, ignore_port: bool = False) -> str:
     """A short human label; the harness's `id` when it wrote one (it is what users grep for)."""
     if isinstance(point.get("id"), str) and point["id"] and not ignore_port:
         return point["id"]
-    key = spec_key(point, ignore_port=ignore_port)
-    parts = [key[0]]
-    if key[2]:
-        parts.append(key[2])
-    parts += [f"c={key[3]}", f"p={key[4]}", f"b={_fmt_num(key[5])}", f"w={_fmt_num(key[7])}"]
-    if key[6] and key[6] != "sleep":
-        parts.append(key[6])
-    if key[1] not in ("", "{}"):
-        parts.append(key[1])
+    ident = identity(point, ignore_port=ignore_port)
+    blocking = ident.get("blocking") if isinstance(ident.get("blocking"), dict) else {}
+    parts = [str(ident.get("workload", "?"))]
+    if "port" in ident:
+        parts.append(ident["port"])
+    parts += [f"c={ident.get('concurrency', '?')}", f"p={ident.get('pool', '?')}",
+              f"b={_label_value(blocking.get('ratio', '?'))}", f"w={_label_value(ident.get('work_us', '?'))}"]
+    if blocking.get("kind") and blocking["kind"] != "sleep":
+        parts.append(blocking["kind"])
+    for name in sorted(ident):
+        if name not in LABELLED_FIELDS and not _at_default(name, ident[name]):
+            parts.append(f"{name}={_label_value(ident[name])}")
+    params = params_key(point.get("workload_params"))
+    if params not in ("", "{}"):
+        parts.append(params)
     return "/".join(parts)
 
 
@@ -145,8 +239,13 @@ class Matching:
     only_base: list[dict[str, Any]] = field(default_factory=list)
     only_new: list[dict[str, Any]] = field(default_factory=list)
     # Points whose key repeats within one file (a resumed sweep gone wrong, two files
-    # concatenated): the first one is used, the rest are listed so they are not silently lost.
-    duplicates: list[dict[str, Any]] = field(default_factory=list)
+    # concatenated): the first one is paired, the rest listed here; compare fails on any.
+    base_duplicates: list[dict[str, Any]] = field(default_factory=list)
+    new_duplicates: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def duplicates(self) -> list[dict[str, Any]]:
+        return self.base_duplicates + self.new_duplicates
 
 
 def index_points(
@@ -169,7 +268,7 @@ def match_points(
     """Pair points by spec key, in the base file's order."""
     base_index, base_dups = index_points(base, ignore_port=ignore_port)
     new_index, new_dups = index_points(new, ignore_port=ignore_port)
-    m = Matching(duplicates=base_dups + new_dups)
+    m = Matching(base_duplicates=base_dups, new_duplicates=new_dups)
     for key, bp in base_index.items():
         if key in new_index:
             m.pairs.append((bp, new_index[key]))

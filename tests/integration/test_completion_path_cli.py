@@ -174,7 +174,8 @@ def test_compare_meets_an_older_file_and_names_each_sides_path(binary, tmp_path)
     new = tmp_path / "new.json"
     assert run(binary, "sweep", *GRID, "--repetitions", "1", "--json", str(new), timeout=120).returncode == 0
     proc = compare(str(base), str(new))
-    assert proc.returncode in (0, 1), proc.stderr  # 1 would be a regression: not what is tested
+    # 1 would be a regression, 3 (inconclusive) is 1 run a side: the status is not what is tested.
+    assert proc.returncode in (0, 1, 3), proc.stderr
     text = proc.stdout
     assert "Unmatched points" not in text, text
     assert "missing" not in proc.stderr, proc.stderr

@@ -59,11 +59,24 @@ def test_bad_base_for_compare(tmp_path: Path) -> None:
 def test_bad_flags_exit_2(tmp_path: Path) -> None:
     good = write_json(tmp_path / "good.json", make_results())
     for args in (["--fail-above", "-3"], ["--fail-above", "x"], ["--metric", "nope"], ["--alpha", "2"],
-                 ["--chart", "ratio.foo"]):
+                 ["--chart", "ratio.foo"], ["--max-detectable-loss", "0"], ["--max-detectable-loss", "x"]):
         proc = run_tool("compare", good, good, *args)
         assert proc.returncode == 2, args
         assert "Traceback" not in proc.stderr
     assert run_tool("charts", good).returncode == 2  # -o is required
+
+
+def test_compare_refuses_another_machine_with_one_line(tmp_path: Path) -> None:
+    base = write_json(tmp_path / "base.json", make_results(hostname="ci-runner"))
+    other = make_results(hostname="laptop")
+    other["machine"]["kernel"] = "6.8.0"
+    new = write_json(tmp_path / "new.json", other)
+    proc = run_tool("compare", base, new)
+    _check(proc, "base and new differ in machine.hostname (ci-runner vs laptop), machine.kernel (6.1.0 vs 6.8.0)")
+    assert "pass --cross-machine" in proc.stderr and proc.stdout == ""
+    # The same refusal for a second NEW file that differs, after one that does not.
+    proc = run_tool("compare", base, base, new)
+    _check(proc, f"new {new}")
 
 
 def test_unwritable_output_exits_2(tmp_path: Path) -> None:
@@ -79,3 +92,7 @@ def test_help(tool: str) -> None:
     proc = run_tool(tool, "--help")
     assert proc.returncode == 0
     assert f"iocpbench-{tool}" in proc.stdout and "Exit status" in proc.stdout
+    if tool == "compare":
+        for status in ("0  PASS", "1  FAIL", "2  bad input", "3  INCONCLUSIVE", "--cross-machine",
+                       "--max-detectable-loss"):
+            assert status in proc.stdout, status

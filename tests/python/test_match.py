@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import copy
+import json
 
-from synthetic import make_point, make_results
+from synthetic import FIXTURES, ROOT, make_point, make_results
 
 from iocpbench_analysis.match import match_points, normalize_spec, point_label, spec_key
 
@@ -105,13 +106,16 @@ def test_ignore_port_matches_across_backends() -> None:
 
 
 def test_unmatched_and_duplicate_points_are_reported_not_dropped() -> None:
-    base = [make_point(ratio=0.0), make_point(ratio=0.5)]
+    base = [make_point(ratio=0.0), make_point(ratio=0.5), make_point(ratio=0.0)]
     new = [make_point(ratio=0.5), make_point(ratio=0.9), make_point(ratio=0.9)]
     m = match_points(base, new)
     assert [p["blocking"]["ratio"] for p, _ in m.pairs] == [0.5]
     assert [p["blocking"]["ratio"] for p in m.only_base] == [0.0]
     assert [p["blocking"]["ratio"] for p in m.only_new] == [0.9]
-    assert len(m.duplicates) == 1
+    # Each side's own, so compare can say which file repeats a point.
+    assert [p["blocking"]["ratio"] for p in m.base_duplicates] == [0.0]
+    assert [p["blocking"]["ratio"] for p in m.new_duplicates] == [0.9]
+    assert len(m.duplicates) == 2
 
 
 def test_point_label_prefers_the_id() -> None:
@@ -119,3 +123,71 @@ def test_point_label_prefers_the_id() -> None:
     assert point_label(p) == p["id"]
     del p["id"]
     assert point_label(p) == "post/emulated/c=N/p=2N+2/b=0.5/w=10/" + '{"in_flight":64,"posters":1}'
+
+
+def _real_point() -> dict:
+    """A point as the harness writes it today (every field of a point's identity)."""
+    doc = json.loads((ROOT / "results" / "ablation" / "linux-2cpu-kvm-ablation.json").read_text())
+    return doc["points"][0]
+
+
+def test_every_axis_of_the_harness_point_id_keeps_points_apart() -> None:
+    """dispatch and working_set_kib are in the harness's point id: points that differ in them
+    never match (a file with shared and per-thread points has no duplicates)."""
+    p = _real_point()
+    assert p["dispatch"] == "shared" and p["working_set_kib"] == 512
+    for field, value in (("dispatch", "per-thread"), ("working_set_kib", 1024), ("metrics", False),
+                         ("workload", "file"), ("port", "condvar"), ("work_us", 20)):
+        q = {**copy.deepcopy(p), field: value}
+        assert spec_key(p) != spec_key(q), field
+        assert len(match_points([p, q], [q, p]).pairs) == 2 and not match_points([p, q], [p]).duplicates
+
+
+def test_an_axis_added_later_keeps_points_apart_by_default() -> None:
+    """A field the harness adds to a point's spec (here an open-loop arrival setting) is part of
+    the key without compare knowing it: two loads are two points."""
+    p = _real_point()
+    low = {**copy.deepcopy(p), "open_loop": {"load": 0.5, "arrivals": "poisson", "seed": 1}}
+    high = {**copy.deepcopy(p), "open_loop": {"load": 0.9, "arrivals": "poisson", "seed": 1}}
+    assert len({spec_key(p), spec_key(low), spec_key(high)}) == 3
+    # Its seed randomises the arrivals; it does not make another point.
+    assert spec_key(low) == spec_key({**low, "open_loop": {**low["open_loop"], "seed": 7}})
+    assert "open_loop=" in point_label({k: v for k, v in low.items() if k != "id"})
+
+
+def test_what_is_not_identity_does_not_keep_points_apart() -> None:
+    p = _real_point()
+    q = copy.deepcopy(p)
+    q["id"] = "renamed"
+    q["runs"] = q["runs"][:1]
+    q["summary"] = {}
+    q["blocking_fidelity"] = {"within_tolerance": False}
+    q["failures"] = [{"repetition": 1, "error": "x"}]
+    q["duration_s"], q["warmup_s"] = 5.0, 1.0  # compared file against file, not point by point
+    q["concurrency"]["value"], q["pool"]["value"] = 64, 130  # another machine's reading of the specs
+    q["workload_params"]["overwrite"] = True  # consent, not the experiment
+    assert spec_key(p) == spec_key(q)
+
+
+def test_older_files_without_the_newer_fields_still_match() -> None:
+    """dispatch, metrics and working_set_kib absent read as what the harness wrote before
+    them: shared, true, none (0)."""
+    old = make_point()
+    for absent in ("dispatch", "metrics", "working_set_kib"):
+        assert absent not in old
+    new = {**copy.deepcopy(old), "dispatch": "shared", "metrics": True, "working_set_kib": 0}
+    assert spec_key(old) == spec_key(new)
+    assert spec_key(old) != spec_key({**new, "dispatch": "per-thread"})
+    assert spec_key(old) != spec_key({**new, "working_set_kib": 512})
+    # The real fixtures predate dispatch and metrics; today's files write both.
+    older = json.loads((FIXTURES / "run_a.json").read_text())["points"][0]
+    assert "dispatch" not in older and spec_key(older) == spec_key({**older, "dispatch": "shared", "metrics": True})
+
+
+def test_numbers_match_however_a_writer_spells_them() -> None:
+    p = _real_point()
+    q = copy.deepcopy(p)
+    q["working_set_kib"] = 512.0
+    q["work_us"] = 100
+    q["workload_params"]["in_flight"] = 64.0
+    assert spec_key(p) == spec_key(q)

@@ -36,9 +36,14 @@ def test_real_results_file(path: Path, tmp_path: Path) -> None:
     assert "pool-size" not in proc.stderr
 
     proc = run_tool("compare", path, path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "REGRESSION" not in proc.stdout
+    # Never a failure; inconclusive (3) where the file's runs are too few or too noisy to show
+    # the stated loss (the fixtures are short sweeps: 2 or 3 runs of 0.2-0.3 s), said on stderr.
+    assert proc.returncode in (0, 3), proc.stdout + proc.stderr
+    assert "REGRESSION" not in proc.stdout and "FAIL" not in proc.stdout
     assert "Unmatched points" not in proc.stdout
+    reasons = proc.stderr.strip().splitlines()
+    assert bool(reasons) == (proc.returncode == 3)
+    assert all(line.startswith("iocpbench-compare: inconclusive: ") for line in reasons), proc.stderr
 
     proc = run_tool("report", path, "-o", tmp_path / "r.html")
     assert proc.returncode == 0, proc.stderr
@@ -49,6 +54,15 @@ def test_real_results_file(path: Path, tmp_path: Path) -> None:
 
 @pytest.mark.skipif(len(FILES) < 2, reason="fewer than two real results files to compare")
 def test_real_results_compare_each_other(tmp_path: Path) -> None:
-    proc = run_tool("compare", FILES[0], *FILES[1:], "--chart", tmp_path / "ratio.png")
-    assert proc.returncode in (0, 1), proc.stdout + proc.stderr  # a real difference may regress
+    from iocpbench_analysis.compare import setup_differences
+
+    # Files recorded on other kernels or CPUs, or with other run lengths, are refused as a gate...
+    base = load_results(FILES[0])
+    differ = any(setup_differences(base, load_results(f)) for f in FILES[1:])
+    if differ:
+        assert run_tool("compare", FILES[0], *FILES[1:]).returncode == 2
+    # ...and compared when asked to span machines.
+    proc = run_tool("compare", FILES[0], *FILES[1:], "--cross-machine", "--chart", tmp_path / "ratio.png")
+    assert proc.returncode in (0, 1, 3), proc.stdout + proc.stderr  # a real difference may regress
     assert proc.stdout.startswith("## iocpbench compare")
+    assert ("note: the comparison spans machines" in proc.stderr) == differ

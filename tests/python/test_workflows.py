@@ -119,6 +119,16 @@ def test_compare_job(workflow: dict) -> None:
     assert "iocpbench-charts" in runs
 
 
+def test_compare_job_compares_machines_and_fails_only_on_bad_input(workflow: dict) -> None:
+    """The machines differ: compare refuses that as a gate (exit 2) unless --cross-machine, and
+    its FAIL (1) and INCONCLUSIVE (3) are information in this job; anything else fails it."""
+    step = _step(workflow["jobs"]["compare"], "Compare")["run"]
+    command = step[step.index(".venv/bin/iocpbench-compare"):].split(">", 1)[0]
+    assert "--cross-machine" in command and "--ignore-port" in command
+    assert re.search(r"^\s*0 \| 1 \| 3\) ;;$", step, re.M), step
+    assert "((status > 1))" not in step
+
+
 def test_every_action_runs_on_node24(workflow: dict) -> None:
     seen = set()
     for job in workflow["jobs"].values():
