@@ -109,8 +109,12 @@ def answer_for(fam: grid.Family, ratio: float, threshold: float = THRESHOLD) -> 
 
 
 def answers(points: list[dict[str, Any]], threshold: float = THRESHOLD) -> list[Answer]:
+    """Closed-loop families only: an open-loop point's throughput is the load it was offered,
+    so its answer is about latency (latency_load.latency_answers)."""
     out = []
     for fam in grid.families(points):
+        if fam.open_loop:
+            continue
         for r in grid.ratios(fam.points):
             a = answer_for(fam, r, threshold)
             if a is not None:

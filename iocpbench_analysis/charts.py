@@ -25,10 +25,11 @@ matplotlib.use("Agg")  # before anything pulls in pyplot: headless CI has no dis
 
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter  # noqa: E402
 
-from . import answer, grid  # noqa: E402
+from . import answer, grid, latency_load  # noqa: E402
 from .compare import CompareReport, fmt_value  # noqa: E402
 from .load import Results  # noqa: E402
 from .metrics import (  # noqa: E402
@@ -46,6 +47,18 @@ class SkipChart(Exception):
 class NotApplicable(SkipChart):
     """The chart is about something the family does not have (the auto pool's size, for a
     family of fixed pools): skipped without a note, because nothing is missing."""
+
+
+def closed_loop_only(points: Points) -> None:
+    """The closed-loop charts lay out one point per (concurrency, pool, blocking) cell; an
+    open-loop family has one per offered load there, and its own charts (latency-vs-load)."""
+    if any(grid.is_open_loop(p) for p in points):
+        raise NotApplicable("an open-loop family")
+
+
+def open_loop_only(points: Points) -> None:
+    if not any(grid.is_open_loop(p) for p in points):
+        raise NotApplicable("a closed-loop family")
 
 
 @dataclass(frozen=True)
@@ -102,6 +115,7 @@ def heatmap(points: Points, title: str) -> Figure:
     """Median throughput, concurrency (rows) x pool (columns), one panel per blocking ratio.
     Colour is the fraction of the panel's best median on one 0..1 scale for every panel (so
     1% apart looks 1% apart); cells indistinguishable from the best are outlined."""
+    closed_loop_only(points)
     conc = grid.spec_axis(points, "concurrency")
     pools = grid.spec_axis(points, "pool")
     rs = grid.ratios(points)
@@ -154,6 +168,7 @@ def throughput_vs_blocking(points: Points, title: str) -> Figure:
     """Throughput against the blocking ratio each point achieved (the request can be missed,
     issue 14), a line per pool spec, a panel per concurrency spec; points not within the
     tolerance are marked with a red cross."""
+    closed_loop_only(points)
     rs = grid.ratios(points)
     if len(rs) < 2:
         raise SkipChart(f"only one blocking ratio ({rs[0]:g})")
@@ -238,6 +253,7 @@ def _lines_over_pool(
 
 
 def context_switches(points: Points, title: str) -> Figure:
+    closed_loop_only(points)
     return _lines_over_pool(
         points, title, lambda p: summary_value(p, "context_switches_per_kop"),
         "context switches per 1,000 completions:\nmedian, bootstrap 95% CI of the median", "context switch counts",
@@ -251,6 +267,7 @@ LATENCY_SHOWN = ("p50", "p99")  # two lines per concurrency keep a panel readabl
 def latency(points: Points, title: str) -> Figure:
     """Latency p50 (solid) and p99 (dashed) over pool size on a log axis, one colour per
     concurrency spec, a panel per blocking ratio; the legend sits beside the panels."""
+    closed_loop_only(points)
     present = [q for q in LATENCY_SHOWN if any(central_value(p, f"latency_us.{q}") is not None for p in points)]
     if not present:
         present = [q for q in LATENCY_PERCENTILES if any(central_value(p, f"latency_us.{q}") is not None for p in points)][:2]
@@ -308,6 +325,7 @@ def mean_shares(point: dict[str, Any]) -> list[float] | None:
 def lifo_signature(points: Points, title: str) -> Figure:
     """Thread rank vs share of completions. IOCP wakes the most recently waiting thread
     (LIFO), so a few threads take most of the work; a FIFO pool spreads it evenly."""
+    closed_loop_only(points)
     if not any(mean_shares(p) for p in points):
         raise SkipChart("no runs[].thread_shares in the points")
     rs = grid.ratios(points)
@@ -377,6 +395,7 @@ def pool_size(points: Points, title: str) -> Figure:
     """Worker threads of the self-sizing (auto) pool over time, a step line per run, a panel
     per auto point; warm-up (t < 0) shaded, the pool's min and max dotted, the fixed pools of
     the same concurrency and blocking ratio dashed."""
+    closed_loop_only(points)
     autos = [p for p in points if grid.is_auto_point(p)]
     if not autos:
         raise NotApplicable("no auto pools")
@@ -429,6 +448,127 @@ def pool_size(points: Points, title: str) -> Figure:
     return fig
 
 
+# Open-loop families: latency and switches against the offered load (latency_load.py).
+
+PERCENTILE_STYLES = {"p50": "-", "p99": "--", "p999": ":"}
+FLAG_NOTES = (
+    "x: a run over capacity (arrivals held or unissued)",
+    "hollow: a run generator-bound (latency partly the generator's)",
+)
+
+
+def _setting_colors(curves: list[latency_load.Curve]) -> dict[tuple[str, str], str]:
+    """One colour per (concurrency, pool), the same in every panel."""
+    keys: list[tuple[str, str]] = []
+    for c in curves:
+        if (c.concurrency, c.pool) not in keys:
+            keys.append((c.concurrency, c.pool))
+    return {k: f"C{i % 10}" for i, k in enumerate(keys)}
+
+
+def _flagged_markers(ax: Axes, lps: list[latency_load.LoadPoint], ys: list[float | None], color: str) -> None:
+    """A marker per point: filled, hollow where a run was generator-bound, and an x on top
+    where a run was over capacity."""
+    for lp, y in zip(lps, ys):
+        if y is None:
+            continue
+        face = "none" if lp.generator_bound else color
+        ax.plot([lp.x], [y], "o", ms=4.5, color=color, markerfacecolor=face, mew=1.2)
+        if lp.over_capacity:
+            ax.plot([lp.x], [y], "x", ms=8, color=OUTLINE, mew=1.8)
+
+
+def _load_axis(ax: Axes, kind: str) -> None:
+    ax.set_xlabel(latency_load.x_label(kind))
+    if kind == "load":
+        ax.set_xlim(0, 1.05)
+    else:
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: fmt_value(x)))
+    ax.grid(alpha=0.3, which="both")
+
+
+def _flag_handles() -> list[Line2D]:
+    return [Line2D([], [], ls="", marker="x", color=OUTLINE, mew=1.8, ms=8, label=FLAG_NOTES[0]),
+            Line2D([], [], ls="", marker="o", color="grey", markerfacecolor="none", ms=5, label=FLAG_NOTES[1])]
+
+
+def _legend_beside(axes: list[Axes], handles: list[Line2D], title: str) -> None:
+    """One legend, outside the last panel: the settings are the same in every panel."""
+    axes[-1].legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                    borderaxespad=0.0, title=title, title_fontsize=7)
+
+
+def latency_vs_load(points: Points, title: str) -> Figure:
+    """Response time p50, p99 and p99.9 against offered load on a log axis, a panel per
+    blocking ratio, a colour per setting (concurrency, pool), a line style per percentile; the
+    knee of each setting's p99 starred; points with a run over capacity crossed, with a
+    generator-bound run hollow."""
+    open_loop_only(points)
+    curves = latency_load.curves(points)
+    if not any(lp.p99 is not None for c in curves for lp in c.points):
+        raise SkipChart("no runs[].latency_us in the open-loop points")
+    kind = latency_load.x_kind(points)
+    colors = _setting_colors(curves)
+    rs = sorted({c.ratio for c in curves})
+    fig, axes = _subplots(len(rs), title)
+    for ax, r in zip(axes, rs):
+        for c in (c for c in curves if c.ratio == r):
+            color = colors[(c.concurrency, c.pool)]
+            for q, style in PERCENTILE_STYLES.items():
+                ys = [lp.response_us.get(q) for lp in c.points]
+                drawn = [(lp.x, y) for lp, y in zip(c.points, ys) if y is not None]
+                if drawn:
+                    ax.plot([x for x, _ in drawn], [y for _, y in drawn], linestyle=style, color=color, lw=1.3)
+                    _flagged_markers(ax, c.points, ys, color)
+            if c.knee is not None and c.knee.p99 is not None:
+                ax.plot([c.knee.x], [c.knee.p99], "*", ms=15, color=color, markeredgecolor="black", mew=0.8)
+        _load_axis(ax, kind)
+        ax.set_title(f"blocking ratio {r:g}", fontsize=9)
+        if ax.lines and all(y > 0 for line in ax.lines for y in line.get_ydata()):
+            _log_y(ax)
+            ax.set_ylabel("response time from the intended start\n(us, log scale), median over runs")
+        else:
+            ax.set_ylabel("response time from the intended start\n(us), median over runs")
+    labels = {(c.concurrency, c.pool): c.label for c in curves}
+    handles = [Line2D([], [], color=colors[k], lw=2, label=labels[k]) for k in colors]
+    handles += [Line2D([], [], color="grey", ls=style, label=latency_load.PERCENTILE_TEXT[q])
+                for q, style in PERCENTILE_STYLES.items()]
+    handles.append(Line2D([], [], ls="", marker="*", ms=12, color="grey", markeredgecolor="black",
+                          label=f"knee: p99 over {latency_load.KNEE_FACTOR:g}x its value at the lowest load"))
+    handles += _flag_handles()
+    _legend_beside(axes, handles, "setting (colour), percentile (line)")
+    return fig
+
+
+def switches_vs_load(points: Points, title: str) -> Figure:
+    """Context switches per completion against offered load, a line per setting, a panel per
+    blocking ratio; the same flag markers as latency-vs-load."""
+    open_loop_only(points)
+    curves = latency_load.curves(points)
+    if not any(lp.switches_per_completion is not None for c in curves for lp in c.points):
+        raise SkipChart("no context switch counts in the open-loop points")
+    kind = latency_load.x_kind(points)
+    colors = _setting_colors(curves)
+    rs = sorted({c.ratio for c in curves})
+    fig, axes = _subplots(len(rs), title)
+    for ax, r in zip(axes, rs):
+        for c in (c for c in curves if c.ratio == r):
+            color = colors[(c.concurrency, c.pool)]
+            ys = [lp.switches_per_completion for lp in c.points]
+            drawn = [(lp.x, y) for lp, y in zip(c.points, ys) if y is not None]
+            if drawn:
+                ax.plot([x for x, _ in drawn], [y for _, y in drawn], color=color, lw=1.3)
+                _flagged_markers(ax, c.points, ys, color)
+        _load_axis(ax, kind)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("context switches per completion,\nmedian over runs")
+        ax.set_title(f"blocking ratio {r:g}", fontsize=9)
+    labels = {(c.concurrency, c.pool): c.label for c in curves}
+    handles = [Line2D([], [], color=colors[k], lw=2, label=labels[k]) for k in colors] + _flag_handles()
+    _legend_beside(axes, handles, "setting")
+    return fig
+
+
 BUILDERS: list[tuple[str, str, Callable[[Points, str], Figure]]] = [
     ("heatmap", "throughput heatmap, concurrency x pool", heatmap),
     ("throughput-vs-blocking", "throughput vs blocking ratio", throughput_vs_blocking),
@@ -436,6 +576,8 @@ BUILDERS: list[tuple[str, str, Callable[[Points, str], Figure]]] = [
     ("latency", "latency percentiles vs pool size", latency),
     ("lifo", "LIFO signature: each thread's share of completions", lifo_signature),
     ("pool-size", "self-sizing (auto) pool: worker threads over time", pool_size),
+    ("latency-vs-load", "open loop: response time percentiles vs offered load", latency_vs_load),
+    ("switches-vs-load", "open loop: context switches per completion vs offered load", switches_vs_load),
 ]
 
 

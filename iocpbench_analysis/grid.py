@@ -1,5 +1,11 @@
 """Group a file's points into families that share every axis except concurrency, pool and
-blocking ratio: the three axes the charts and tables lay out."""
+blocking ratio: the three axes the charts and tables lay out.
+
+Open-loop points (those with an `open_loop` key) form families of their own, apart from the
+closed-loop points of the same workload: they have one point per offered load in each
+(concurrency, pool, blocking) cell, which the closed-loop charts and tables are not made for.
+The open-loop mode (arrivals, and whether the points ask for loads or rates) is part of the
+family key and title; latency_load.py lays out their load axis."""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ from typing import Any
 
 from .match import is_auto_spec, normalize_spec, params_key
 
-FamilyKey = tuple[str, str, str, float, str]
+FamilyKey = tuple[str, str, str, float, str, str]
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,37 @@ class Family:
     def workload(self) -> str:
         return self.key[0]
 
+    @property
+    def open_loop(self) -> bool:
+        """True for a family of open-loop points (key[5] is their mode, "" when closed)."""
+        return bool(self.key[5])
+
+
+def is_open_loop(point: dict[str, Any]) -> bool:
+    return isinstance(point.get("open_loop"), dict)
+
+
+def open_loop_mode(point: dict[str, Any]) -> str:
+    """The open-loop mode of a point, as its family's title says it: "" for a closed-loop
+    point; "open loop, poisson arrivals" (and ", fixed rates" where the point asks for a rate
+    rather than a load, ", seed S" for a Poisson schedule's seed other than 1, ", at most M in
+    flight" where it sets --max-in-flight). Loads and rates are kept apart because they lay
+    out different x axes."""
+    spec = point.get("open_loop")
+    if not isinstance(spec, dict):
+        return ""
+    arrivals = str(spec.get("arrivals") or "poisson")
+    text = f"open loop, {arrivals} arrivals"
+    if spec.get("load") is None and spec.get("rate_ops_per_s") is not None:
+        text += ", fixed rates"
+    seed = spec.get("seed")
+    if arrivals == "poisson" and isinstance(seed, int) and not isinstance(seed, bool) and seed != 1:
+        text += f", seed {seed}"
+    mif = spec.get("max_in_flight")
+    if isinstance(mif, int) and not isinstance(mif, bool):
+        text += f", at most {mif} in flight"
+    return text
+
 
 def family_key(point: dict[str, Any]) -> FamilyKey:
     return (
@@ -32,6 +69,7 @@ def family_key(point: dict[str, Any]) -> FamilyKey:
         str(point["blocking"].get("kind", "")),
         float(point["work_us"]),
         params_key(point.get("workload_params")),
+        open_loop_mode(point),
     )
 
 
@@ -40,13 +78,22 @@ def _slugify(text: str) -> str:
 
 
 def _title(key: FamilyKey) -> str:
-    workload, port, kind, work, params = key
+    workload, port, kind, work, params, mode = key
     text = f"{workload} workload, {port} port, work {work:g} us"
     if kind:
         text += f", {kind} blocking"
     if params not in ("", "{}"):
         text += f", {params}"
+    if mode:
+        text += f"; {mode}"
     return text
+
+
+def _base_slug(key: FamilyKey) -> str:
+    text = f"{key[0]}-{key[1]}-w{key[3]:g}" + (f"-{key[2]}" if key[2] else "")
+    if key[5]:  # "open loop, poisson arrivals, ..." -> "open-poisson-..."
+        text += "-open-" + key[5].removeprefix("open loop, ").replace(" arrivals", "")
+    return _slugify(text)
 
 
 def families(points: list[dict[str, Any]]) -> list[Family]:
@@ -54,13 +101,13 @@ def families(points: list[dict[str, Any]]) -> list[Family]:
     grouped: dict[FamilyKey, list[dict[str, Any]]] = {}
     for p in points:
         grouped.setdefault(family_key(p), []).append(p)
-    base_slugs = {k: _slugify(f"{k[0]}-{k[1]}-w{k[3]:g}" + (f"-{k[2]}" if k[2] else "")) for k in grouped}
+    base_slugs = {k: _base_slug(k) for k in grouped}
     counts = Counter(base_slugs.values())
     seen: Counter[str] = Counter()
     out: list[Family] = []
     for key, pts in grouped.items():
         slug = base_slugs[key]
-        if counts[slug] > 1:  # only the workload params differ: number them
+        if counts[slug] > 1:  # only the workload params (or in-flight bound) differ: number them
             seen[slug] += 1
             slug = f"{slug}-{seen[slug]}"
         out.append(Family(key, slug, _title(key), pts))

@@ -1,7 +1,9 @@
 """One self-contained HTML page for one or more results files. It opens with the answer (per
 workload and blocking ratio: the recommended setting, the settings indistinguishable from the
 best, the rules of thumb as a ratio of the best; answer.py), then per file the machine, probe,
-tuner recommendation, and per family of points their charts (embedded PNG) and a table.
+tuner recommendation, and per family of points their charts (embedded PNG) and a table. An
+open-loop family (report_open_loop.py) has its latency-at-load table, knees and latency answer
+instead, and the opening its latency answer.
 
 Nothing is fetched: no scripts, fonts or stylesheets from elsewhere, so the page can be
 attached to a CI run or mailed and still render.
@@ -14,7 +16,7 @@ import html
 import math
 from typing import Any
 
-from . import answer, grid
+from . import answer, grid, report_open_loop
 from .charts import build_family_charts, figure_bytes
 from .compare import fidelity_problem, fmt_value
 from .load import Results
@@ -84,7 +86,9 @@ def machine_section(res: Results) -> str:
         ("tool", " ".join(str(tool[k]) for k in ("name", "version", "git", "build_type", "compiler") if tool.get(k))
          or None),
     ]
-    sweep_rows = [(k, sweep.get(k)) for k in ("workloads", "concurrency", "pool", "blocking", "repetitions",
+    # load, rate, arrivals, max_in_flight: written by open-loop sweeps only (absent rows are left out).
+    sweep_rows = [(k, sweep.get(k)) for k in ("workloads", "concurrency", "pool", "blocking", "load", "rate",
+                                              "arrivals", "max_in_flight", "repetitions",
                                               "duration_s", "warmup_s", "seed", "started", "finished", "complete")]
     out = "<h3>Machine</h3>" + kv_table(rows) + "<h3>Sweep</h3>" + kv_table(sweep_rows)
     if sweep.get("complete") is False:
@@ -289,6 +293,8 @@ def family_section(res: Results, fam: grid.Family, notes: list[str]) -> str:
     for chart in build_family_charts(res, fam, notes):
         data = base64.b64encode(figure_bytes(chart.figure, "png")).decode("ascii")
         out += f'<div><img alt="{E(chart.title)}" src="data:image/png;base64,{data}"></div>'
+    if fam.open_loop:
+        return out + report_open_loop.family_body(fam) + auto_pool_table(fam.points)
     return out + points_table(fam.points) + auto_pool_table(fam.points)
 
 
@@ -310,7 +316,7 @@ def file_section(res: Results, notes: list[str]) -> str:
 def render_report(results: list[Results], notes: list[str]) -> str:
     title = "iocpbench report: " + ", ".join(
         str(r.machine.get("hostname") or r.path.stem) for r in results)
-    opening = "".join(answer_section(r) for r in results)
+    opening = "".join(answer_section(r) + report_open_loop.latency_answer_section(r) for r in results)
     body = "".join(file_section(r, notes) for r in results)
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{E(title)}</title>'
             f"<style>{CSS}</style></head><body><h1>{E(title)}</h1>"
