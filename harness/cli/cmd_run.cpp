@@ -39,6 +39,14 @@ core::CountSpec parse_spec(const std::string& text, bool allow_zero, const char*
   return *spec;
 }
 
+// A rate or load: a positive number (validate_point checks the ranges).
+double parse_positive_flag(const std::string& text, const char* flag) {
+  if (text.find(',') != std::string::npos) throw BadInput{flag, "run takes one value (lists are for sweep)"};
+  const double value = parse_number_flag(text, flag);
+  if (value <= 0) throw BadInput{flag, "must be a positive number"};
+  return value;
+}
+
 core::PoolSpec parse_pool(const std::string& text) {
   std::string reason;
   if (text.find(',') != std::string::npos) {
@@ -65,6 +73,8 @@ struct RunOptions {
   std::string json;
   std::string dispatch = to_string(Dispatch::shared);
   std::string working_set_kib = "0";
+  std::string rate, load, arrivals = core::to_string(core::kDefaultArrivals), max_in_flight = "0",
+      seed = "1";
   bool no_metrics = false;
   WorkloadFlags flags;
 };
@@ -104,6 +114,17 @@ void add_run_options(CLI::App& command, RunOptions& o) {
                 "concurrency 1, DiskSpd's model; --concurrency does not apply)",
                 "TEXT");
   add_defaulted(command, "--working-set-kib", o.working_set_kib, kWorkingSetHelp, "INT");
+  add_defaulted(command, "--rate", o.rate,
+                "open loop: offered completions per second, each request started at its intended "
+                "time and its latency measured from it (default: the closed loop)",
+                "FLOAT");
+  add_defaulted(command, "--load", o.load,
+                "open loop: a fraction in (0, 1] of the point's capacity, measured first in a "
+                "closed-loop run of up to 1 s and recorded beside the run",
+                "FLOAT");
+  add_defaulted(command, "--arrivals", o.arrivals, kArrivalsHelp, "TEXT");
+  add_defaulted(command, "--max-in-flight", o.max_in_flight, kMaxInFlightHelp, "INT");
+  add_defaulted(command, "--seed", o.seed, "seed of the open loop's Poisson arrivals (repetition k uses seed+k)", "INT");
   command.add_flag("--no-metrics", o.no_metrics,
                    "no per-completion clock reads or latency histograms (to measure their cost)");
   add_workload_flags(command, o.flags);
@@ -132,6 +153,11 @@ engine::PointSpec point_from_options(const RunOptions& o) {
   if (!dispatch) throw BadInput{"--dispatch", "'" + o.dispatch + "' is not shared or per-thread"};
   spec.dispatch = *dispatch;
   spec.metrics = !o.no_metrics;
+  if (!o.rate.empty()) spec.open_loop.rate_ops_per_s = parse_positive_flag(o.rate, "--rate");
+  if (!o.load.empty()) spec.open_loop.load = parse_positive_flag(o.load, "--load");
+  spec.open_loop.arrivals = parse_arrivals_flag(o.arrivals);
+  spec.open_loop.in_flight_bound = parse_count_flag(o.max_in_flight, "--max-in-flight", 0);
+  spec.open_loop.seed = parse_count_flag(o.seed, "--seed", 0);
   if (spec.dispatch == Dispatch::per_thread) {
     spec.concurrency = core::CountSpec{"1", 0, 1};
     spec.concurrency_value = 1;
@@ -145,6 +171,15 @@ unsigned repetitions_from(const std::string& text) {
     throw BadInput{"--repetitions", "must be an integer from 1 to 1000"};
   }
   return static_cast<unsigned>(reps);
+}
+
+// The open loop's part of a run's line: offered against achieved, the tail, the generator.
+void print_open_loop(const engine::OpenLoopRecord& o, const engine::RunResult& r) {
+  std::cout << std::setprecision(0) << ", offered " << o.offered_ops_per_s << "/s";
+  if (o.capacity_ops_per_s) std::cout << " (load " << std::setprecision(2) << *o.load << " of " << std::setprecision(0) << *o.capacity_ops_per_s << "/s)";
+  std::cout << std::setprecision(1) << ", response p99.9 " << r.latency.p999 << " us, service p99 "
+            << o.service_time.p99 << " us, generator lag p99 " << o.generator_lag.p99 << " us";
+  if (o.held > 0 || o.unissued > 0) std::cout << ", held " << o.held << ", unissued " << o.unissued;
 }
 
 // One run's summary line on stdout, and its warning on stderr when the ratio was not honoured.
@@ -170,7 +205,15 @@ void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool s
               << w.min_threads << ".." << w.max_threads << "), grew "
               << r.pool_sizing->timeline.grows << " shrank " << r.pool_sizing->timeline.shrinks;
   }
+  if (r.open_loop) print_open_loop(*r.open_loop, r);
   std::cout << '\n' << std::defaultfloat;
+  if (r.open_loop && r.open_loop->generator_bound()) {
+    std::cerr << "iocpbench: warning: generator-bound: " << r.open_loop->generator_bound_because
+              << "; this latency is partly the generator's, not the server's\n";
+  }
+  if (r.open_loop && r.open_loop->over_capacity()) {
+    std::cerr << "iocpbench: warning: over capacity: " << r.open_loop->over_capacity_because << '\n';
+  }
   if (!r.blocking.honoured()) {
     std::cerr << "iocpbench: warning: the blocking ratio was not honoured: "
               << r.blocking.not_honoured_because << '\n';

@@ -95,6 +95,15 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
         "add repetitions until each point's throughput 95% CI half-width is under PCT percent (default: off)",
         "FLOAT", "");
     add("--max-repetitions", f.max_repetitions, "cap for --target-ci", "INT", std::to_string(grid.max_repetitions));
+    add("--load", f.load,
+        "open-loop offered loads, fractions of each point's capacity in (0, 1] (each run first "
+        "measures the point's closed-loop throughput for up to 1 s); latency is then from each "
+        "request's intended time (default: the closed loop only)",
+        "FLOAT,...", "");
+    add("--rate", f.rate, "open-loop offered rates, completions per second (default: none)",
+        "FLOAT,...", "");
+    add("--arrivals", f.arrivals, kArrivalsHelp, "TEXT", core::to_string(grid.arrivals));
+    add("--max-in-flight", f.max_in_flight, kMaxInFlightHelp, "INT", "0");
     add("--grid", f.grid_file, "a JSON file with the grid (keys as in a results file's sweep block)", "FILE", "");
   }
   command.add_option("--json", f.json, "results file (written atomically after every run)");
@@ -118,6 +127,12 @@ unsigned parse_count_flag(const std::string& text, const std::string& flag, unsi
   }
   if (value < minimum) throw BadInput{flag, "must be at least " + std::to_string(minimum)};
   return static_cast<unsigned>(value);
+}
+
+core::ArrivalProcess parse_arrivals_flag(const std::string& text) {
+  const auto arrivals = core::parse_arrival_process(text);
+  if (!arrivals) throw BadInput{"--arrivals", "'" + text + "' is not constant or poisson"};
+  return *arrivals;
 }
 
 sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
@@ -150,6 +165,10 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
     grid.target_ci_pct = parse_number_flag(f.target_ci, "--target-ci");
     if (grid.target_ci_pct <= 0) throw BadInput{"--target-ci", "must be a positive percentage"};
   }
+  if (!f.load.empty()) grid.loads = sweep::parse_load_list(f.load, "--load");
+  if (!f.rate.empty()) grid.rates = sweep::parse_rate_list(f.rate, "--rate");
+  if (!f.arrivals.empty()) grid.arrivals = parse_arrivals_flag(f.arrivals);
+  if (!f.max_in_flight.empty()) grid.max_in_flight = parse_count_flag(f.max_in_flight, "--max-in-flight", 0);
   if (!f.max_repetitions.empty()) grid.max_repetitions = parse_count_flag(f.max_repetitions, "--max-repetitions", 1);
   const nlohmann::json given = workload_params_from_flags(f.workload_flags);
   for (const auto& [key, value] : given.items()) grid.workload_params[key] = value;

@@ -16,7 +16,7 @@ namespace iocpbench::cli {
 struct SweepFlags {
   std::string workload, port, concurrency, pool, blocking, blocking_kind, work_us, duration,
       warmup, repetitions, seed, json, grid_file, target_ci, max_repetitions, dispatch,
-      working_set_kib;
+      working_set_kib, load, rate, arrivals, max_in_flight;
   WorkloadFlags workload_flags;
   std::vector<CLI::Option*> grid_options;  // to tell whether any was given
 
@@ -34,6 +34,15 @@ sweep::Grid grid_from_flags(const SweepFlags& flags, bool quick, bool record_pat
 // Numbers from flags, with the flag named on failure.
 double parse_number_flag(const std::string& text, const std::string& flag);
 unsigned parse_count_flag(const std::string& text, const std::string& flag, unsigned minimum);
+
+// --arrivals and --max-in-flight (run, sweep): the open loop's process and in-flight bound.
+inline constexpr const char* kArrivalsHelp =
+    "open-loop arrival process: poisson (exponential gaps, seeded by --seed) or constant";
+inline constexpr const char* kMaxInFlightHelp =
+    "open loop: requests in flight at most (0: the workload's own: post --in-flight, file "
+    "--outstanding, socket --connections x --messages-in-flight); arrivals beyond it wait, keep "
+    "their intended time and mark the run over capacity";
+core::ArrivalProcess parse_arrivals_flag(const std::string& text);
 
 // --working-set-kib (run, sweep, tune): KiB per worker thread, 0 to 1 GiB.
 inline constexpr const char* kWorkingSetHelp =

@@ -63,6 +63,7 @@ struct HandlerSpec {
 struct alignas(64) WorkerStats {
   metrics::Histogram latency;      // end-to-end (measured window)
   metrics::Histogram queue_delay;  // insert -> remove (measured window)
+  metrics::Histogram service;      // open loop: issue -> handler done (measured window)
   std::uint64_t completions = 0;   // measured window
   std::uint64_t bytes = 0;
   std::uint64_t errors = 0;

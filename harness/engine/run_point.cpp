@@ -141,6 +141,35 @@ struct FileCloser {
   ~FileCloser() { close_file(fd); }
 };
 
+// The open-loop settings: one of a rate and a load, each a positive number.
+void validate_open_loop(const PointSpec& spec) {
+  const OpenLoopSpec& o = spec.open_loop;
+  if (!std::isfinite(o.rate_ops_per_s) || o.rate_ops_per_s < 0) {
+    throw BadInput{"--rate", "must be a positive number of completions per second"};
+  }
+  if (o.rate_ops_per_s > 1e8) throw BadInput{"--rate", "more than 100 million per second"};
+  if (!std::isfinite(o.load) || o.load < 0) {
+    throw BadInput{"--load", "must be a fraction of capacity in (0, 1]"};
+  }
+  if (o.load > 1) {
+    throw BadInput{"--load", "above 1 has no measured meaning (the capacity is the closed loop's); "
+                             "give --rate for an offered rate beyond it"};
+  }
+  if (o.rate_ops_per_s > 0 && o.load > 0) throw BadInput{"--load", "give --rate or --load, not both"};
+  if (!o.enabled()) return;
+  const char* flag = o.load > 0 ? "--load" : "--rate";
+  if (spec.workload == WorkloadKind::socket) {
+    throw BadInput{flag, "the socket workload has no open loop yet (post and file have)"};
+  }
+  if (spec.dispatch != Dispatch::shared) {
+    throw BadInput{"--dispatch", "open-loop arrivals (--rate, --load) need --dispatch shared"};
+  }
+  if (!spec.metrics) {
+    throw BadInput{"--no-metrics", "an open-loop run measures latency; it cannot run without it"};
+  }
+  if (o.in_flight_bound > 1'000'000) throw BadInput{"--max-in-flight", "more than 1000000"};
+}
+
 }  // namespace
 
 void validate_point(const PointSpec& spec) {
@@ -187,6 +216,7 @@ void validate_point(const PointSpec& spec) {
   if (!std::isfinite(spec.warmup_s) || spec.warmup_s < 0 || spec.warmup_s > 3600) {
     throw BadInput{"--warmup", "must be between 0 and 3600 seconds"};
   }
+  validate_open_loop(spec);
 }
 
 namespace {
@@ -280,7 +310,7 @@ struct Window {
 
 // What the workers measured, summed over the pool.
 struct WorkerTotals {
-  metrics::Histogram latency, queue_delay;
+  metrics::Histogram latency, queue_delay, service;
   HandlerTimes handler_times;
   std::uint64_t worker_errors = 0, block_errors = 0, remove_failures = 0;
   std::vector<std::uint64_t> per_thread;  // completions per worker
@@ -291,6 +321,7 @@ WorkerTotals collect_workers(const std::vector<WorkerStats>& stats, RunResult& r
   for (const WorkerStats& w : stats) {
     t.latency.merge(w.latency);
     t.queue_delay.merge(w.queue_delay);
+    t.service.merge(w.service);
     result.ops += w.completions;
     result.bytes += w.bytes;
     t.handler_times += w.handler;
@@ -316,7 +347,8 @@ void collect_run(const PointSpec& spec, const HandlerSpec& handler, const worklo
   } else {
     result.latency = metrics::percentiles_us(t.latency);
     result.latency_source =
-        spec.workload == WorkloadKind::post ? "post -> handler done" : "I/O submitted -> handler done";
+        spec.open_loop.enabled() ? "intended arrival -> handler done (response time)"
+        : spec.workload == WorkloadKind::post ? "post -> handler done" : "I/O submitted -> handler done";
   }
   result.queue_delay = metrics::percentiles_us(t.queue_delay);
   std::sort(t.per_thread.begin(), t.per_thread.end(), std::greater<>());
@@ -347,7 +379,7 @@ void collect_run(const PointSpec& spec, const HandlerSpec& handler, const worklo
 // run's collected results into `result`, the window's edge samples returned.
 Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPorts& ports,
                workloads::Workload& workload, metrics::RoleRegistry& roles, std::atomic<int>& phase,
-               const std::atomic<bool>* stop_requested, RunResult& result) {
+               const std::atomic<bool>* stop_requested, OpenLoop* open_loop, RunResult& result) {
   Window w;
   ProgressBoard board(spec.pool_value);
   std::optional<PoolSizing> sizing;
@@ -360,6 +392,7 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   PhaseGuard guard{phase};
   pool.start();
   workload.start();
+  if (open_loop != nullptr) open_loop->start([&workload](unsigned slot) { return workload.issue(slot); });
   Watchdog watchdog(
       watchdog_limit_s(spec.work_us, handler.block_us(), spec.watchdog_s),
       [&board] { return board.packets(); },
@@ -369,6 +402,7 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   bool complete = sleep_until(Clock::now() + seconds(spec.warmup_s), stop_requested, stalled);
   phase.store(workloads::kMeasuring, std::memory_order_seq_cst);
   w.t0 = metrics::now_ns();
+  if (open_loop != nullptr) open_loop->mark_window_start(w.t0);
   pool.mark_window(w.t0);  // closes the warm-up's span of the pool's size
   w.u0 = metrics::process_usage();
   w.r0 = roles.sample();
@@ -384,6 +418,10 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   w.r1 = roles.sample();
   w.c1 = ports.counters();
   result.interrupted = !complete;
+  if (open_loop != nullptr) {  // no new arrivals from here; what is in flight drains
+    open_loop->mark_window_end(w.t1);
+    open_loop->stop();
+  }
 
   result.drained = workload.drain(Clock::now() + std::chrono::seconds(5));
   pool.stop();
@@ -397,6 +435,10 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   // it as a failed run).
   if (watchdog.fired()) throw std::runtime_error(watchdog.message());
   collect_run(spec, handler, workload, totals, w, result);
+  if (open_loop != nullptr) {
+    result.open_loop.emplace();
+    result.open_loop->service_time = metrics::percentiles_us(totals.service);
+  }
   return w;
 }
 
@@ -426,6 +468,65 @@ void collect_window(const Window& w, RunResult& result) {
   result.port_counters.max_depth = w.c1.max_depth;
 }
 
+// The closed-loop capacity a --load is a share of: a run of the same point without open-loop
+// arrivals, of at most a second (its own warm-up as the point's).
+constexpr double kCapacityRunMaxS = 1.0;
+
+RunResult capacity_run(const PointSpec& spec, const std::atomic<bool>* stop_requested,
+                       unsigned repetition) {
+  PointSpec closed = spec;
+  closed.open_loop = OpenLoopSpec{};
+  closed.duration_s = std::min(spec.duration_s, kCapacityRunMaxS);
+  return run_point(closed, stop_requested, repetition);
+}
+
+// Why a run's arrivals were not all served as they came, or the generator lagged; from the
+// pacer's counts and the run's latency (engine/open_loop.hpp).
+void collect_open_loop(const OpenLoop& open_loop, const OpenLoopSpec& spec, RunResult& result) {
+  OpenLoopRecord& r = *result.open_loop;
+  const OpenLoopCounts& c = open_loop.counts();
+  r.offered_ops_per_s = open_loop.rate_ops_per_s();
+  if (spec.load > 0) r.load = spec.load;
+  r.arrivals = spec.arrivals;
+  r.seed = spec.seed + result.repetition;  // each repetition its own schedule
+  r.in_flight_bound = open_loop.slots();
+  r.arrivals_in_window = c.arrivals;
+  r.issued = c.issued;
+  r.held = c.held;
+  r.unissued = c.unissued;
+  r.issue_failures = c.issue_failures;
+  r.max_backlog = c.max_backlog;
+  r.arrival_rate_ops_per_s = result.seconds > 0 ? static_cast<double>(c.arrivals) / result.seconds : 0;
+  r.generator_lag = metrics::percentiles_us(c.lag);
+  const double held_share = c.arrivals == 0 ? 0 : static_cast<double>(c.held) / static_cast<double>(c.arrivals);
+  if (c.unissued > 0 || held_share > kHeldShareOverCapacity) {
+    r.over_capacity_because = std::to_string(c.held) + " of " + std::to_string(c.arrivals) +
+                              " arrivals waited for one of the " + std::to_string(r.in_flight_bound) +
+                              " slots and " + std::to_string(c.unissued) +
+                              " were never issued: arrivals outran the server";
+  }
+  if (r.generator_lag.count > 0 && r.generator_lag.p99 > kGeneratorBoundShare * result.latency.p99) {
+    r.generator_bound_because = "generator lag p99 " + fixed(r.generator_lag.p99, 1) +
+                                " us is over " + fixed(100 * kGeneratorBoundShare, 0) +
+                                "% of the response time's p99 " + fixed(result.latency.p99, 1) + " us";
+  }
+  result.errors += c.issue_failures;
+  result.error_detail.workload += c.issue_failures;
+}
+
+// The open loop's rate: --rate, or --load times the capacity run's throughput.
+double open_loop_rate(const PointSpec& spec, const std::atomic<bool>* stop_requested,
+                      unsigned repetition, OpenLoopRecord& record) {
+  if (spec.open_loop.rate_ops_per_s > 0) return spec.open_loop.rate_ops_per_s;
+  const RunResult capacity = capacity_run(spec, stop_requested, repetition);
+  record.capacity_ops_per_s = capacity.throughput_ops_per_s;
+  record.capacity_run_s = capacity.seconds;
+  if (capacity.throughput_ops_per_s <= 0) {
+    throw std::runtime_error("--load: the capacity run completed nothing, so no rate follows from it");
+  }
+  return spec.open_loop.load * capacity.throughput_ops_per_s;
+}
+
 }  // namespace
 
 RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
@@ -449,12 +550,28 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   std::atomic<int> phase{workloads::kWarmup};
   std::unique_ptr<workloads::Workload> workload = workloads::make_workload(params);
   if (spec.wrap_workload) workload = spec.wrap_workload(std::move(workload));
+  std::unique_ptr<OpenLoop> open_loop;
+  OpenLoopRecord capacity;
+  if (spec.open_loop.enabled()) {
+    const unsigned slots = spec.open_loop.in_flight_bound > 0 ? spec.open_loop.in_flight_bound
+                                                              : workload->open_loop_slots();
+    if (slots == 0) throw BadInput{"--rate", std::string(workload->name()) + " has no open loop"};
+    const double rate = open_loop_rate(spec, stop_requested, repetition, capacity);
+    open_loop = std::make_unique<OpenLoop>(rate, spec.open_loop.arrivals, spec.open_loop.seed + repetition,
+                                           slots, &roles);
+  }
   workloads::RunEnv env{ports.all.front(), &roles, &phase, spec.pool_value,
                         per_thread_ports ? ports.all : std::vector<port::CompletionPort*>{},
-                        spec.metrics};
+                        spec.metrics, open_loop.get()};
   workload->open(env);
-  const Window window = measure(spec, handler, ports, *workload, roles, phase, stop_requested, result);
+  const Window window =
+      measure(spec, handler, ports, *workload, roles, phase, stop_requested, open_loop.get(), result);
   collect_window(window, result);
+  if (open_loop) {
+    result.open_loop->capacity_ops_per_s = capacity.capacity_ops_per_s;
+    result.open_loop->capacity_run_s = capacity.capacity_run_s;
+    collect_open_loop(*open_loop, spec.open_loop, result);
+  }
   return result;
 }
 

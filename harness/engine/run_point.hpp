@@ -21,6 +21,7 @@
 #include "core/count_spec.hpp"
 #include "core/kinds.hpp"
 #include "core/pool_spec.hpp"
+#include "engine/open_loop.hpp"
 #include "engine/run_result.hpp"
 #include "port/completion_port.hpp"
 
@@ -50,6 +51,9 @@ struct PointSpec {
   Dispatch dispatch = Dispatch::shared;
   // false: no per-completion clock reads or histograms (P6: what the metrics cost).
   bool metrics = true;
+  // Open-loop arrivals at a rate, or at a share of the point's capacity measured first in a
+  // short closed-loop run (engine/open_loop.hpp); unset: the closed loop.
+  OpenLoopSpec open_loop;
   // The watchdog's stall limit in seconds (harness/engine/watchdog.hpp); 0: max(5 s, 10 x the
   // expected service time of one completion).
   double watchdog_s = 0;

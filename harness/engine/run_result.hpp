@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/kinds.hpp"
+#include "core/arrivals.hpp"
 #include "engine/block_control.hpp"
 #include "engine/pool_timeline.hpp"
 #include "metrics/histogram.hpp"
@@ -70,6 +71,27 @@ struct ErrorDetail {
   bool drain_timed_out = false;
 };
 
+// An open-loop run's arrivals and what became of them (runs[].open_loop; engine/open_loop.hpp).
+// Its response time is RunResult::latency (from each request's intended time).
+struct OpenLoopRecord {
+  double offered_ops_per_s = 0;               // the rate the pacer ran at
+  std::optional<double> load;                 // --load: the fraction of capacity asked
+  std::optional<double> capacity_ops_per_s;   // --load: the closed-loop run's throughput
+  double capacity_run_s = 0;                  // --load: that run's measured window
+  core::ArrivalProcess arrivals = core::kDefaultArrivals;
+  std::uint64_t seed = 0;
+  unsigned in_flight_bound = 0;
+  std::uint64_t arrivals_in_window = 0, issued = 0, held = 0, unissued = 0, issue_failures = 0;
+  std::uint64_t max_backlog = 0;
+  double arrival_rate_ops_per_s = 0;  // arrivals intended in the window / the window
+  metrics::Percentiles generator_lag;  // issue - intended, for arrivals that found a slot
+  metrics::Percentiles service_time;   // issue -> done
+  std::string over_capacity_because;   // empty: the server kept up
+  std::string generator_bound_because; // empty: the generator's lag is within its share
+  bool over_capacity() const { return !over_capacity_because.empty(); }
+  bool generator_bound() const { return !generator_bound_because.empty(); }
+};
+
 struct RunResult {
   unsigned repetition = 0;
   double seconds = 0;  // the measured window
@@ -110,6 +132,7 @@ struct RunResult {
   std::uint64_t left_in_port = 0;
   bool drained = true;
   bool interrupted = false;
+  std::optional<OpenLoopRecord> open_loop;  // open-loop arrivals only
 };
 
 }  // namespace iocpbench::engine

@@ -23,6 +23,7 @@
 // Workloads include the engine, not port/ (tests/layers/check_layers.py).
 #include "port/blocking_region.hpp"
 #include "port/completion_port.hpp"
+#include "engine/open_loop.hpp"
 #include "engine/workload_params.hpp"
 
 namespace iocpbench::workloads {
@@ -43,6 +44,10 @@ struct RunEnv {
   // worker's I/O completes into its own port.
   std::vector<port::CompletionPort*> worker_ports;
   bool metrics = true;  // false: no clock reads for latency (the pool records nothing)
+  // Open-loop arrivals (engine/open_loop.hpp), or nullptr for the closed loop. When set, start()
+  // issues nothing: the pacer calls issue(slot) at each intended time, and the workload
+  // releases the slot once the request is done (after the pool has timed it).
+  engine::OpenLoop* open_loop = nullptr;
 };
 
 // Per pool thread, handed to every call a worker makes.
@@ -57,6 +62,9 @@ struct WorkerContext {
 struct Completion {
   std::uint64_t t_start_ns = 0;   // start of the end-to-end latency; 0: the workload measures it
   std::uint64_t t_insert_ns = 0;  // when the packet entered the port; 0: unknown
+  // Open loop: when the request was issued (service time = done - issue); t_start_ns is then
+  // its intended time, so the pool's latency is the response time. 0: closed loop.
+  std::uint64_t t_issue_ns = 0;
   std::uint32_t bytes = 0;
   bool counted = true;  // one completion of the workload's work (false: end of stream, control)
   bool error = false;
@@ -107,6 +115,13 @@ class Workload {
   virtual std::string stall_report() const { return {}; }
   // Packets posted into the port in total (the post workload's accounting), if it posts.
   virtual std::uint64_t packets_posted() const { return 0; }
+  // Open loop: the in-flight bound this workload's parameters give (post: in_flight; file:
+  // outstanding; socket: connections x messages in flight), or 0 where it has no open loop.
+  // Called before open().
+  virtual unsigned open_loop_slots() const { return 0; }
+  // Open loop, on the pacer's thread: issue one request in `slot` now (its times are in
+  // env.open_loop); false when it could not be issued.
+  virtual bool issue(unsigned /*slot*/) { return false; }
 };
 
 // The factories: engine/workload_registry.hpp (workloads/ registers them from above).

@@ -117,6 +117,39 @@ nlohmann::json pool_json(const PointSpec& spec) {
 }
 
 
+// runs[].open_loop (engine/run_result.hpp OpenLoopRecord).
+nlohmann::json open_loop_json(const engine::OpenLoopRecord& o) {
+  return {{"offered_ops_per_s", o.offered_ops_per_s},
+          {"load", or_null(o.load)},
+          {"capacity_ops_per_s", or_null(o.capacity_ops_per_s)},
+          {"capacity_run_s", o.capacity_ops_per_s ? nlohmann::json(o.capacity_run_s) : nlohmann::json()},
+          {"arrivals", core::to_string(o.arrivals)},
+          {"seed", o.seed},
+          {"in_flight_bound", o.in_flight_bound},
+          {"arrivals_in_window", o.arrivals_in_window},
+          {"arrival_rate_ops_per_s", o.arrival_rate_ops_per_s},
+          {"issued", o.issued},
+          {"held", o.held},
+          {"unissued", o.unissued},
+          {"issue_failures", o.issue_failures},
+          {"max_backlog", o.max_backlog},
+          {"generator_lag_us", percentiles_json(o.generator_lag)},
+          {"service_time_us", percentiles_json(o.service_time)},
+          {"over_capacity", o.over_capacity()},
+          {"over_capacity_because", or_null(o.over_capacity_because)},
+          {"generator_bound", o.generator_bound()},
+          {"generator_bound_because", or_null(o.generator_bound_because)}};
+}
+
+// The point's open-loop settings (points[].open_loop): what was asked, not what was achieved.
+nlohmann::json open_loop_spec_json(const engine::OpenLoopSpec& o) {
+  return {{"rate_ops_per_s", o.rate_ops_per_s > 0 ? nlohmann::json(o.rate_ops_per_s) : nlohmann::json()},
+          {"load", o.load > 0 ? nlohmann::json(o.load) : nlohmann::json()},
+          {"arrivals", core::to_string(o.arrivals)},
+          {"seed", o.seed},
+          {"max_in_flight", o.in_flight_bound > 0 ? nlohmann::json(o.in_flight_bound) : nlohmann::json()}};
+}
+
 }  // namespace
 
 RunRecord run_record(const RunResult& r) {
@@ -157,6 +190,7 @@ RunRecord run_record(const RunResult& r) {
       {"interrupted", r.interrupted},
   };
   if (r.pool_sizing) run["pool_sizing"] = pool_sizing_json(*r.pool_sizing);
+  if (r.open_loop) run["open_loop"] = open_loop_json(*r.open_loop);
   mark_unavailable_switches(run);  // null, never 0, where the OS cannot count (Wine)
   return RunRecord{std::move(run)};
 }
@@ -178,6 +212,8 @@ PointResult point_result(const PointSpec& spec, const std::vector<RunResult>& ru
                 {"warmup_s", spec.warmup_s}};
   // Only when given: results without a working set read as before.
   if (spec.working_set_kib > 0) point.spec["working_set_kib"] = spec.working_set_kib;
+  // Only for open-loop points: closed-loop results read as before.
+  if (spec.open_loop.enabled()) point.spec["open_loop"] = open_loop_spec_json(spec.open_loop);
   for (const auto& r : runs) point.runs.push_back(run_record(r));
   summarize(point);
   return point;

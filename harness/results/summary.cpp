@@ -18,6 +18,14 @@ nlohmann::json summary_at(const nlohmann::json& runs, const char* pointer) {
   return summary_json(stats::summarize(values));
 }
 
+// How many runs have `true` at `pointer`.
+unsigned count_true(const nlohmann::json& runs, const char* pointer) {
+  const nlohmann::json::json_pointer where(pointer);
+  unsigned n = 0;
+  for (const auto& run : runs) n += run.contains(where) && run.at(where) == true ? 1 : 0;
+  return n;
+}
+
 }  // namespace
 
 nlohmann::json summary_json(const stats::Summary& s) {
@@ -45,6 +53,22 @@ nlohmann::json summarize_runs(const nlohmann::json& runs) {
   for (const auto& run : runs) {
     if (!run.contains(mean_threads)) continue;
     summary["pool_mean_threads"] = summary_at(runs, "/pool_sizing/window/mean_threads");
+    break;
+  }
+  // Open loop: the response time's tail (latency_us is from the intended time), the service
+  // time's, and what was offered against what was achieved.
+  const nlohmann::json::json_pointer open_loop("/open_loop");
+  for (const auto& run : runs) {
+    if (!run.contains(open_loop)) continue;
+    summary["latency_us"]["p90"] = summary_at(runs, "/latency_us/p90");
+    summary["latency_us"]["p999"] = summary_at(runs, "/latency_us/p999");
+    summary["open_loop"] = {
+        {"offered_ops_per_s", summary_at(runs, "/open_loop/offered_ops_per_s")},
+        {"service_time_us", {{"p50", summary_at(runs, "/open_loop/service_time_us/p50")},
+                             {"p99", summary_at(runs, "/open_loop/service_time_us/p99")}}},
+        {"generator_lag_us", {{"p99", summary_at(runs, "/open_loop/generator_lag_us/p99")}}},
+        {"over_capacity_runs", count_true(runs, "/open_loop/over_capacity")},
+        {"generator_bound_runs", count_true(runs, "/open_loop/generator_bound")}};
     break;
   }
   return summary;

@@ -85,6 +85,38 @@ std::vector<core::PoolSpec> parse_pool_list(const std::string& text, const std::
   return out;
 }
 
+namespace {
+// Positive finite numbers, each at most `high` (a load's 1); `what` says what they are.
+std::vector<double> parse_positive_list(const std::string& text, const std::string& flag,
+                                        double high, const std::string& what) {
+  std::vector<double> out;
+  for (const auto& raw : split(text)) {
+    const std::string item = trim(raw);
+    double value = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() ||
+        !std::isfinite(value) || value <= 0) {
+      throw BadInput{flag, "'" + item + "' is not " + what};
+    }
+    if (value > high) {
+      throw BadInput{flag, "'" + item + "' is above 1, which has no measured meaning (the "
+                           "capacity is the closed loop's); give --rate for rates beyond it"};
+    }
+    out.push_back(value);
+  }
+  if (out.empty()) throw BadInput{flag, "empty list"};
+  return out;
+}
+}  // namespace
+
+std::vector<double> parse_load_list(const std::string& text, const std::string& flag) {
+  return parse_positive_list(text, flag, 1.0, "a fraction of capacity in (0, 1]");
+}
+
+std::vector<double> parse_rate_list(const std::string& text, const std::string& flag) {
+  return parse_positive_list(text, flag, 1e8, "a positive rate (completions per second)");
+}
+
 std::vector<double> parse_ratio_list(const std::string& text, const std::string& flag) {
   std::vector<double> out;
   for (const auto& raw : split(text)) {
@@ -147,6 +179,24 @@ BlockingKind parse_blocking_kind_flag(const std::string& text, const std::string
   return *kind;
 }
 
+namespace {
+// The grid's arrival settings: the closed loop alone, or one per load and per rate.
+std::vector<engine::OpenLoopSpec> open_loop_settings(const Grid& grid) {
+  if (grid.loads.empty() && grid.rates.empty()) return {engine::OpenLoopSpec{}};
+  std::vector<engine::OpenLoopSpec> out;
+  const engine::OpenLoopSpec base{.arrivals = grid.arrivals, .seed = grid.seed, .in_flight_bound = grid.max_in_flight};
+  for (const double load : grid.loads) {
+    out.push_back(base);
+    out.back().load = load;
+  }
+  for (const double rate : grid.rates) {
+    out.push_back(base);
+    out.back().rate_ops_per_s = rate;
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
   std::vector<engine::PointSpec> points;
   for (const auto& workload : grid.workloads) {
@@ -175,7 +225,10 @@ std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
             point.duration_s = grid.duration_s;
             point.warmup_s = grid.warmup_s;
             point.dispatch = dispatch;
-            points.push_back(std::move(point));
+            for (const engine::OpenLoopSpec& arrivals : open_loop_settings(grid)) {
+              point.open_loop = arrivals;
+              points.push_back(point);
+            }
           }
         }
       }
@@ -194,6 +247,12 @@ std::string point_id(const engine::PointSpec& point) {
   if (point.dispatch != Dispatch::shared) id << "/d=" << to_string(point.dispatch);
   if (point.working_set_kib > 0) id << "/ws=" << point.working_set_kib;
   id << completion_path_id_suffix(point.workload, point.workload_params);
+  // Open loop only: closed-loop ids stay as they were.
+  const engine::OpenLoopSpec& o = point.open_loop;
+  if (o.load > 0) id << "/load=" << ratio_text(o.load);
+  if (o.rate_ops_per_s > 0) id << "/rate=" << ratio_text(o.rate_ops_per_s);
+  if (o.enabled() && o.arrivals != core::kDefaultArrivals) id << '/' << core::to_string(o.arrivals);
+  if (o.enabled() && o.in_flight_bound > 0) id << "/mif=" << o.in_flight_bound;
   return id.str();
 }
 
@@ -223,6 +282,13 @@ nlohmann::json grid_to_json(const Grid& grid) {
     for (auto d : grid.dispatch) j["dispatch"].push_back(to_string(d));
   }
   j["blocking"] = grid.blocking;
+  // Open-loop keys only when the grid has loads or rates (closed-loop grids read as before).
+  if (!grid.loads.empty()) j["load"] = grid.loads;
+  if (!grid.rates.empty()) j["rate"] = grid.rates;
+  if (!grid.loads.empty() || !grid.rates.empty()) {
+    j["arrivals"] = core::to_string(grid.arrivals);
+    if (grid.max_in_flight > 0) j["max_in_flight"] = grid.max_in_flight;
+  }
   j["blocking_kind"] = to_string(grid.blocking_kind);
   j["work_us"] = grid.work_us;
   if (grid.working_set_kib > 0) j["working_set_kib"] = grid.working_set_kib;
@@ -254,6 +320,14 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
     if (j.contains("dispatch")) grid.dispatch = parse_dispatch_list(list_text("dispatch"), flag);
     if (j.contains("pool")) grid.pool = parse_pool_list(list_text("pool"), flag);
     if (j.contains("blocking")) grid.blocking = parse_ratio_list(list_text("blocking"), flag);
+    if (j.contains("load")) grid.loads = parse_load_list(list_text("load"), flag);
+    if (j.contains("rate")) grid.rates = parse_rate_list(list_text("rate"), flag);
+    if (j.contains("arrivals")) {
+      const auto arrivals = core::parse_arrival_process(j.at("arrivals").get<std::string>());
+      if (!arrivals) throw BadInput{flag, "arrivals must be constant or poisson"};
+      grid.arrivals = *arrivals;
+    }
+    if (j.contains("max_in_flight")) grid.max_in_flight = j.at("max_in_flight").get<unsigned>();
     if (j.contains("blocking_kind")) grid.blocking_kind = parse_blocking_kind_flag(j.at("blocking_kind").get<std::string>(), "--blocking-kind");
     if (j.contains("work_us")) grid.work_us = j.at("work_us").get<double>();
     if (j.contains("working_set_kib")) grid.working_set_kib = j.at("working_set_kib").get<std::uint32_t>();

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/arrivals.hpp"
 #include "core/kinds.hpp"
 #include "port/completion_port.hpp"
 #include "engine/run_point.hpp"
@@ -27,6 +28,12 @@ struct Grid {
   std::vector<core::CountSpec> concurrency;  // default 0, N, 2N
   std::vector<core::PoolSpec> pool;          // default N, 2N, 2N+2; "auto..." a self-sizing pool
   std::vector<double> blocking{0, 0.25, 0.5, 0.75};
+  // Open-loop offered loads (fractions of each point's closed-loop capacity) or rates
+  // (completions/s); both empty: the closed loop only (the default).
+  std::vector<double> loads;
+  std::vector<double> rates;
+  core::ArrivalProcess arrivals = core::kDefaultArrivals;
+  unsigned max_in_flight = 0;  // 0: each workload's own bound
   BlockingKind blocking_kind = BlockingKind::sleep;
   std::uint32_t working_set_kib = 0;  // per worker thread, touched on every packet
   double work_us = 100;  // the smallest block of the default grid (b = 0.25: 33 us) a sleep can honour on a 2-CPU VM
@@ -49,6 +56,9 @@ std::vector<core::CountSpec> parse_count_list(const std::string& text, bool allo
 // Pool specs: counts and "auto[:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]]]".
 std::vector<core::PoolSpec> parse_pool_list(const std::string& text, const std::string& flag);
 std::vector<double> parse_ratio_list(const std::string& text, const std::string& flag);
+// --load: fractions in (0, 1]; --rate: positive numbers (completions per second).
+std::vector<double> parse_load_list(const std::string& text, const std::string& flag);
+std::vector<double> parse_rate_list(const std::string& text, const std::string& flag);
 std::vector<WorkloadKind> parse_workload_list(const std::string& text, const std::string& flag);
 std::vector<port::Backend> parse_port_list(const std::string& text, const std::string& flag);
 std::vector<Dispatch> parse_dispatch_list(const std::string& text, const std::string& flag);

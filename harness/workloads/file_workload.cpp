@@ -12,6 +12,11 @@
 // a worker issues further I/Os that complete without a packet while a draw stays below F (so a
 // fraction F of all I/Os), each waited for inside a blocking region. Those I/Os are counted in
 // workload_stats.skip_port, not in the run's ops.
+//
+// Open loop (env.open_loop set): nothing is kept in flight; the pacer issues each read in a free
+// slot at its intended time (issue()), and the worker that handles its completion releases the
+// slot instead of re-issuing it. The slots (the in-flight bound) are --outstanding, or
+// --max-in-flight.
 
 #include <atomic>
 #include <chrono>
@@ -53,16 +58,34 @@ class FileWorkload final : public Workload {
     options.direct = params_.direct;
     options.block_bytes = params_.block_size;
     options.slots = params_.outstanding;
+    if (env.open_loop != nullptr) {
+      if (params_.skip_port_share > 0) {
+        throw BadInput{"--skip-port-share", "not with open-loop arrivals (--rate, --load)"};
+      }
+      if (env.open_loop->slots() > kMaxOpenLoopSlots) {
+        throw BadInput{"--max-in-flight", "the file workload takes at most 4096 I/Os in flight"};
+      }
+      options.slots = env.open_loop->slots();
+    }
     options.outside_port = params_.skip_port_share > 0;
     io_->open(options, transport);
   }
 
   void start() override {
+    if (env_.open_loop != nullptr) return;  // the pacer issues
     WorkerContext context;
     context.rng = 0xD1B54A32D192ED03ull;
     outstanding_.store(params_.outstanding);
     const std::uint64_t now = metrics::now_ns();
     for (std::uint32_t slot = 0; slot < params_.outstanding; ++slot) issue(slot, context, now);
+  }
+
+  unsigned open_loop_slots() const override { return params_.outstanding; }
+
+  bool issue(unsigned slot) override {  // the pacer's thread, alone: pacer_rng_ is its own
+    outstanding_.fetch_add(1, std::memory_order_relaxed);
+    issue(slot, pacer_rng_, env_.open_loop->issue_ns(slot));
+    return true;  // a submission that fails completes with an error status
   }
 
   Completion on_packet(const port::Packet& packet, WorkerContext&) override {
@@ -74,6 +97,10 @@ class FileWorkload final : public Workload {
       return c;
     }
     c.t_start_ns = d.t_submit_ns;
+    if (env_.open_loop != nullptr) {
+      c.t_start_ns = env_.open_loop->intended_ns(d.slot);
+      c.t_issue_ns = d.t_submit_ns;
+    }
     c.t_insert_ns = d.t_insert_ns;
     c.bytes = d.bytes;
     c.error = d.status != 0 || d.bytes != params_.block_size;
@@ -91,6 +118,11 @@ class FileWorkload final : public Workload {
                      WorkerContext& worker) override {
     if (!c.counted) return;  // an I/O kept out of the port: counted as an error; not a slot
     const io::FileDone d = io_->done(packet);
+    if (env_.open_loop != nullptr) {
+      env_.open_loop->release(d.slot);
+      outstanding_.fetch_sub(1, std::memory_order_seq_cst);
+      return;
+    }
     if (env_.phase->load(std::memory_order_relaxed) == kStopping) {
       outstanding_.fetch_sub(1, std::memory_order_seq_cst);
       return;
@@ -208,8 +240,11 @@ class FileWorkload final : public Workload {
             {"scope", "the measured window; these I/Os are not in the run's ops"}};
   }
 
+  static constexpr unsigned kMaxOpenLoopSlots = 4096;  // as --outstanding's bound
+
   FileParams params_;
   RunEnv env_;
+  WorkerContext pacer_rng_{.index = 0, .rng = 0x9E3779B97F4A7C15ull};  // the pacer's offsets
   std::string path_;
   bool created_ = false;  // iocpbench made the file (its marker): --file-size-mib applied
   bool written_ = false;  // --op write/mixed: the run writes into the file

@@ -6,6 +6,9 @@
 // One packet in --latency-sample-every carries its insert time in `context` (no allocation;
 // one clock read per sampled post); the pool times only those (timed()), so what the metrics
 // cost is divided by K.
+// Open loop (env.open_loop set): the pacer posts each packet at its intended time (issue());
+// the packet's context names its slot, every packet is timed, and the handled packet's slot is
+// released instead of re-posted. The in-flight bound is --in-flight.
 
 #include <thread>
 #include <vector>
@@ -19,6 +22,7 @@ namespace iocpbench::workloads {
 namespace {
 
 constexpr std::uintptr_t kClosedLoopKey = ~std::uintptr_t{0} - 1;
+constexpr std::uintptr_t kOpenLoopKey = ~std::uintptr_t{0} - 2;
 
 struct alignas(64) Poster {
   std::atomic<std::uint64_t> outstanding{0};
@@ -47,6 +51,7 @@ class PostWorkload final : public Workload {
   }
 
   void start() override {
+    if (env_.open_loop != nullptr) return;  // the pacer issues
     if (params_.posters == 0) {
       closed_outstanding_.store(params_.in_flight);
       for (unsigned i = 0; i < params_.in_flight; ++i) {
@@ -60,10 +65,34 @@ class PostWorkload final : public Workload {
     }
   }
 
-  bool timed(const port::Packet& packet) const override { return packet.context != nullptr; }
+  bool timed(const port::Packet& packet) const override {
+    return packet.key == kOpenLoopKey || packet.context != nullptr;
+  }
+
+  unsigned open_loop_slots() const override { return params_.in_flight; }
+
+  bool issue(unsigned slot) override {
+    open_outstanding_.fetch_add(1, std::memory_order_relaxed);
+    port::Packet packet;
+    packet.key = kOpenLoopKey;
+    packet.context = reinterpret_cast<void*>(static_cast<std::uintptr_t>(slot));
+    if (env_.port->post(packet)) {
+      open_posted_.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+    open_outstanding_.fetch_sub(1, std::memory_order_seq_cst);
+    return false;  // the pacer counts the failure
+  }
 
   Completion on_packet(const port::Packet& packet, WorkerContext&) override {
     Completion c;
+    if (packet.key == kOpenLoopKey) {
+      const auto slot = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(packet.context));
+      c.t_issue_ns = env_.open_loop->issue_ns(slot);
+      c.t_insert_ns = c.t_issue_ns;
+      c.t_start_ns = env_.open_loop->intended_ns(slot);
+      return c;
+    }
     c.t_insert_ns = reinterpret_cast<std::uintptr_t>(packet.context);
     c.t_start_ns = c.t_insert_ns;
     return c;
@@ -71,6 +100,11 @@ class PostWorkload final : public Workload {
 
   void after_handler(const port::Packet& packet, const Completion&, std::uint64_t t_done_ns,
                      WorkerContext& worker) override {
+    if (packet.key == kOpenLoopKey) {
+      env_.open_loop->release(static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(packet.context)));
+      open_outstanding_.fetch_sub(1, std::memory_order_seq_cst);
+      return;
+    }
     if (packet.key == kClosedLoopKey) {
       if (env_.phase->load(std::memory_order_relaxed) != kStopping) {
         // A sampled re-post's insert time is the handler's end when the pool read it (no
@@ -103,7 +137,7 @@ class PostWorkload final : public Workload {
     }
     join_posters();
     for (;;) {
-      std::uint64_t left = closed_outstanding_.load();
+      std::uint64_t left = closed_outstanding_.load() + open_outstanding_.load();
       for (const auto& poster : posters_) left += poster.outstanding.load();
       if (left == 0) return true;
       if (std::chrono::steady_clock::now() >= deadline) return false;
@@ -116,7 +150,10 @@ class PostWorkload final : public Workload {
   nlohmann::json stats(double) const override {
     std::uint64_t sleeps = 0;
     for (const auto& poster : posters_) sleeps += poster.sleeps;
-    return {{"mode", params_.posters == 0 ? "closed_loop" : "streaming"},
+    const char* mode = env_.open_loop != nullptr ? "open_loop"
+                       : params_.posters == 0     ? "closed_loop"
+                                                  : "streaming";
+    return {{"mode", mode},
             {"packets_posted", packets_posted()},
             {"outstanding_bound_per_poster", bound_},
             {"poster_sleeps", sleeps}};
@@ -129,7 +166,7 @@ class PostWorkload final : public Workload {
   }
 
   std::uint64_t packets_posted() const override {
-    std::uint64_t posted = closed_posted_.load();
+    std::uint64_t posted = closed_posted_.load() + open_posted_.load();
     for (const auto& poster : posters_) posted += poster.posted;
     return posted;
   }
@@ -206,6 +243,8 @@ class PostWorkload final : public Workload {
   std::atomic<std::uint64_t> closed_outstanding_{0};
   std::atomic<std::uint64_t> closed_posted_{0};
   std::atomic<std::uint64_t> closed_post_failures_{0};
+  std::atomic<std::uint64_t> open_outstanding_{0};
+  std::atomic<std::uint64_t> open_posted_{0};
 };
 
 }  // namespace

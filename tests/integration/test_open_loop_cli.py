@@ -1,0 +1,77 @@
+"""Open-loop arrivals through the real binary: bad input is one line naming the flag, exit 2 and
+no file; a run and a sweep write results the schema accepts, with the open-loop blocks and ids."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from iocpbench_analysis.load import _validator
+
+from conftest import run
+
+QUICK = ["--concurrency", "N", "--pool", "N", "--blocking", "0", "--work-us", "20",
+         "--duration", "0.2", "--warmup", "0.05"]
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["run", "--rate", "0"], "--rate"),
+    (["run", "--rate", "-5"], "--rate"),
+    (["run", "--rate", "fast"], "--rate"),
+    (["run", "--rate", "100,200"], "--rate"),
+    (["run", "--load", "1.5"], "--load"),
+    (["run", "--load", "0"], "--load"),
+    (["run", "--rate", "100", "--load", "0.5"], "--load"),
+    (["run", "--rate", "100", "--arrivals", "uniform"], "--arrivals"),
+    (["run", "--rate", "100", "--workload", "socket"], "--rate"),
+    (["run", "--load", "0.5", "--dispatch", "per-thread"], "--dispatch"),
+    (["run", "--rate", "100", "--no-metrics"], "--no-metrics"),
+    (["sweep", "--quick", "--load", "0.5,1.2"], "--load"),
+    (["sweep", "--quick", "--load", "0,0.5"], "--load"),
+    (["sweep", "--quick", "--rate", "abc"], "--rate"),
+    (["sweep", "--quick", "--load", "0.5", "--arrivals", "bursty"], "--arrivals"),
+])
+def test_bad_open_loop_input_names_the_flag_and_writes_nothing(binary: Path, tmp_path: Path,
+                                                                args: list[str], flag: str) -> None:
+    out = tmp_path / "r.json"
+    done = run(binary, *args, "--json", str(out), timeout=60)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0], done.stderr
+    assert not out.exists()
+
+
+def test_an_open_loop_run_records_what_it_offered_and_achieved(binary: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    done = run(binary, "run", "--workload", "post", *QUICK, "--rate", "1500", "--arrivals", "constant",
+               "--repetitions", "2", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "offered 1500/s" in done.stdout and "generator lag p99" in done.stdout
+    doc = json.loads(out.read_text())
+    _validator().validate(doc)
+    point = doc["points"][0]
+    assert point["open_loop"]["rate_ops_per_s"] == 1500 and point["open_loop"]["arrivals"] == "constant"
+    for r in point["runs"]:
+        o = r["open_loop"]
+        assert o["issued"] + o["unissued"] == o["arrivals_in_window"]
+        assert o["service_time_us"]["p50"] <= r["latency_us"]["p50"]
+        assert r["latency_source"].startswith("intended arrival")
+        assert o["generator_bound"] == (o["generator_bound_because"] is not None)
+    assert "p999" in point["summary"]["latency_us"] and "open_loop" in point["summary"]
+
+
+def test_a_load_sweep_has_a_point_per_load_with_its_own_id(binary: Path, tmp_path: Path) -> None:
+    out = tmp_path / "s.json"
+    done = run(binary, "sweep", "--workload", "post", *QUICK, "--load", "0.4,0.8", "--repetitions", "1",
+               "--no-probe", "--quiet", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(out.read_text())
+    _validator().validate(doc)
+    ids = [p["id"] for p in doc["points"]]
+    assert [i.rsplit("/", 1)[-1] for i in ids] == ["load=0.4", "load=0.8"]
+    assert doc["sweep"]["load"] == [0.4, 0.8]
+    for p in doc["points"]:
+        o = p["runs"][0]["open_loop"]
+        assert o["capacity_ops_per_s"] > 0
+        assert o["offered_ops_per_s"] == pytest.approx(p["open_loop"]["load"] * o["capacity_ops_per_s"])
