@@ -462,6 +462,13 @@ def _loss_word(metric: Metric) -> str:
     return "loss" if metric.higher_is_better else "increase"
 
 
+def generator_bound(point: dict[str, Any]) -> bool:
+    """Whether any run of an open-loop point was generator-bound: its pacer lagged by more than
+    5% of the response time's p99, so its latency is partly the generator's (docs/open-loop.md)."""
+    return any(isinstance(r, dict) and isinstance(r.get("open_loop"), dict)
+               and r["open_loop"].get("generator_bound") is True for r in point.get("runs") or [])
+
+
 def inconclusive_reasons(mc: MachineComparison, metric: Metric, max_detectable: float) -> list[str]:
     """Why a comparison that shows nothing wrong is still no pass, one phrase each naming its
     points (empty when every matched point was judged and could have shown a loss of
@@ -480,6 +487,11 @@ def inconclusive_reasons(mc: MachineComparison, metric: Metric, max_detectable: 
         labels = [lo.label for lo in mc.left_out if lo.missed == missed]
         if labels:
             reasons.append(f"{len(labels)} point(s) left out, their blocking ratio missed in {where} (at {named(labels)})")
+    if metric.name.startswith("latency_us"):  # the response time includes the generator's lag
+        bound = [point_label(bp) for bp, np_ in mc.matching.pairs if generator_bound(bp) or generator_bound(np_)]
+        if bound:
+            reasons.append(f"{len(bound)} point(s) with generator-bound runs, whose {metric.name} is partly "
+                           f"the load generator's, not the server's (at {named(bound)})")
     worst = mc.detectable()
     if worst is not None and worst[1] > max_detectable:
         word = _loss_word(metric)

@@ -579,3 +579,19 @@ def test_the_same_machine_and_settings_are_not_refused(tmp_path: Path) -> None:
 
     a, b = _pair(tmp_path)
     assert setup_differences(load_results(a), load_results(b)) == []
+
+
+def test_generator_bound_runs_make_a_latency_comparison_inconclusive() -> None:
+    """An open-loop point whose pacer lagged (runs[].open_loop.generator_bound) has a response
+    time that is partly the generator's: a latency gate over it cannot pass, a throughput gate
+    is not concerned."""
+    path = Path(__file__).parent / "fixtures" / "open_loop.json"
+    res = load_results(path)
+    bound = [p for p in res.points if any(r["open_loop"]["generator_bound"] for r in p["runs"])]
+    assert bound, "the fixture has generator-bound runs"
+    latency = compare_results(res, [load_results(path)], METRICS["latency_us.p99"])
+    reasons = latency.machines[0].inconclusive
+    assert any("generator-bound" in why and f"{len(bound)} point(s)" in why for why in reasons)
+    assert latency.status != "pass"
+    throughput = compare_results(res, [load_results(path)], METRICS["throughput_ops_per_s"])
+    assert not any("generator-bound" in why for why in throughput.machines[0].inconclusive)
