@@ -498,19 +498,26 @@ def _legend_beside(axes: list[Axes], handles: list[Line2D], title: str) -> None:
                     borderaxespad=0.0, title=title, title_fontsize=7)
 
 
+def _load_panels(points: Points, title: str, value: Callable[[Any], float | None], missing: str) -> tuple:
+    """What both load charts start from: the open-loop curves (SkipChart with `missing` when
+    `value` is None at every load point), the x axis's kind, a colour per setting, and a figure
+    with a panel per blocking ratio: (curves, kind, colors, fig, axes, ratios)."""
+    open_loop_only(points)
+    curves = latency_load.curves(points)
+    if not any(value(lp) is not None for c in curves for lp in c.points):
+        raise SkipChart(missing)
+    rs = sorted({c.ratio for c in curves})
+    fig, axes = _subplots(len(rs), title)
+    return curves, latency_load.x_kind(points), _setting_colors(curves), fig, axes, rs
+
+
 def latency_vs_load(points: Points, title: str) -> Figure:
     """Response time p50, p99 and p99.9 against offered load on a log axis, a panel per
     blocking ratio, a colour per setting (concurrency, pool), a line style per percentile; the
     knee of each setting's p99 starred; points with a run over capacity crossed, with a
     generator-bound run hollow."""
-    open_loop_only(points)
-    curves = latency_load.curves(points)
-    if not any(lp.p99 is not None for c in curves for lp in c.points):
-        raise SkipChart("no runs[].latency_us in the open-loop points")
-    kind = latency_load.x_kind(points)
-    colors = _setting_colors(curves)
-    rs = sorted({c.ratio for c in curves})
-    fig, axes = _subplots(len(rs), title)
+    panels = _load_panels(points, title, lambda lp: lp.p99, "no runs[].latency_us in the open-loop points")
+    curves, kind, colors, fig, axes, rs = panels
     for ax, r in zip(axes, rs):
         for c in (c for c in curves if c.ratio == r):
             color = colors[(c.concurrency, c.pool)]
@@ -543,14 +550,9 @@ def latency_vs_load(points: Points, title: str) -> Figure:
 def switches_vs_load(points: Points, title: str) -> Figure:
     """Context switches per completion against offered load, a line per setting, a panel per
     blocking ratio; the same flag markers as latency-vs-load."""
-    open_loop_only(points)
-    curves = latency_load.curves(points)
-    if not any(lp.switches_per_completion is not None for c in curves for lp in c.points):
-        raise SkipChart("no context switch counts in the open-loop points")
-    kind = latency_load.x_kind(points)
-    colors = _setting_colors(curves)
-    rs = sorted({c.ratio for c in curves})
-    fig, axes = _subplots(len(rs), title)
+    panels = _load_panels(points, title, lambda lp: lp.switches_per_completion,
+                          "no context switch counts in the open-loop points")
+    curves, kind, colors, fig, axes, rs = panels
     for ax, r in zip(axes, rs):
         for c in (c for c in curves if c.ratio == r):
             color = colors[(c.concurrency, c.pool)]

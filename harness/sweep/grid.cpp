@@ -86,22 +86,19 @@ std::vector<core::PoolSpec> parse_pool_list(const std::string& text, const std::
 }
 
 namespace {
-// Positive finite numbers, each at most `high` (a load's 1); `what` says what they are.
-std::vector<double> parse_positive_list(const std::string& text, const std::string& flag,
-                                        double high, const std::string& what) {
+// A comma-separated list of finite numbers; `refused(value)` says why a value is not taken ("":
+// taken), and the error names the item and that reason.
+template <typename Refused>
+std::vector<double> parse_number_list(const std::string& text, const std::string& flag, Refused refused) {
   std::vector<double> out;
   for (const auto& raw : split(text)) {
     const std::string item = trim(raw);
     double value = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size() ||
-        !std::isfinite(value) || value <= 0) {
-      throw BadInput{flag, "'" + item + "' is not " + what};
-    }
-    if (value > high) {
-      throw BadInput{flag, "'" + item + "' is above 1, which has no measured meaning (the "
-                           "capacity is the closed loop's); give --rate for rates beyond it"};
-    }
+    const bool number = !item.empty() && ec == std::errc() && end == item.data() + item.size() &&
+                        std::isfinite(value);
+    const std::string why = number ? refused(value) : std::string("is not a number");
+    if (!why.empty()) throw BadInput{flag, "'" + item + "' " + why};
     out.push_back(value);
   }
   if (out.empty()) throw BadInput{flag, "empty list"};
@@ -110,28 +107,27 @@ std::vector<double> parse_positive_list(const std::string& text, const std::stri
 }  // namespace
 
 std::vector<double> parse_load_list(const std::string& text, const std::string& flag) {
-  return parse_positive_list(text, flag, 1.0, "a fraction of capacity in (0, 1]");
+  return parse_number_list(text, flag, [](double v) -> std::string {
+    if (v <= 0) return "is not a fraction of capacity in (0, 1]";
+    if (v > 1) {
+      return "is above 1, which has no measured meaning (the capacity is the closed loop's); "
+             "give --rate for rates beyond it";
+    }
+    return {};
+  });
 }
 
 std::vector<double> parse_rate_list(const std::string& text, const std::string& flag) {
-  return parse_positive_list(text, flag, 1e8, "a positive rate (completions per second)");
+  return parse_number_list(text, flag, [](double v) -> std::string {
+    if (v <= 0) return "is not a positive rate (completions per second)";
+    return v > 1e8 ? "is more than 100 million per second" : "";
+  });
 }
 
 std::vector<double> parse_ratio_list(const std::string& text, const std::string& flag) {
-  std::vector<double> out;
-  for (const auto& raw : split(text)) {
-    const std::string item = trim(raw);
-    double value = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size() ||
-        !std::isfinite(value)) {
-      throw BadInput{flag, "'" + item + "' is not a number"};
-    }
-    if (value < 0 || value >= 1) throw BadInput{flag, "'" + item + "' is outside [0, 1)"};
-    out.push_back(value);
-  }
-  if (out.empty()) throw BadInput{flag, "empty list"};
-  return out;
+  return parse_number_list(text, flag, [](double v) -> std::string {
+    return v < 0 || v >= 1 ? "is outside [0, 1)" : "";
+  });
 }
 
 std::vector<WorkloadKind> parse_workload_list(const std::string& text, const std::string& flag) {
