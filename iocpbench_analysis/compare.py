@@ -172,9 +172,11 @@ class MachineComparison:
     def status(self) -> str:
         return FAIL if self.failed else INCONCLUSIVE if self.inconclusive else PASS
 
-    def detectable(self) -> tuple[str, float] | None:
-        """The gated point that could show the least, and its smallest detectable loss (%)."""
-        known = [(r.label, r.detectable_pct) for r in self.rows.values() if r.detectable_pct is not None]
+    def detectable(self, excluding: set[str] | None = None) -> tuple[str, float] | None:
+        """The gated point that could show the least, and its smallest detectable loss (%);
+        points labelled in `excluding` are passed over."""
+        known = [(r.label, r.detectable_pct) for r in self.rows.values()
+                 if r.detectable_pct is not None and r.label not in (excluding or set())]
         return max(known, key=lambda item: item[1]) if known else None  # type: ignore[return-value,arg-type]
 
 
@@ -469,14 +471,28 @@ def generator_bound(point: dict[str, Any]) -> bool:
                and r["open_loop"].get("generator_bound") is True for r in point.get("runs") or [])
 
 
-def inconclusive_reasons(mc: MachineComparison, metric: Metric, max_detectable: float) -> list[str]:
+def identical_points(mc: MachineComparison, metric: Metric, *, ignore_port: bool = False) -> set[str]:
+    """Labels of matched points whose runs give the same values of the metric on both sides (a
+    file compared with itself): their ratio is exactly 1 whatever the number of runs, so no
+    question of power or of a missed blocking ratio makes them inconclusive."""
+    same: set[str] = set()
+    for bp, np_ in mc.matching.pairs:
+        values = run_values(bp, metric.name)
+        if values and values == run_values(np_, metric.name):
+            same.add(point_label(bp, ignore_port=ignore_port))
+    return same
+
+
+def inconclusive_reasons(mc: MachineComparison, metric: Metric, max_detectable: float, *,
+                         ignore_port: bool = False) -> list[str]:
     """Why a comparison that shows nothing wrong is still no pass, one phrase each naming its
     points (empty when every matched point was judged and could have shown a loss of
-    max_detectable percent)."""
+    max_detectable percent, or has identical runs on both sides)."""
     reasons: list[str] = []
+    same = identical_points(mc, metric, ignore_port=ignore_port)
     if not mc.rows and not mc.left_out:
         reasons.append("no point of base was compared (none matched)")
-    few = [r.label for r in mc.rows.values() if r.too_few_runs]
+    few = [r.label for r in mc.rows.values() if r.too_few_runs and r.label not in same]
     if few:
         reasons.append(f"{len(few)} point(s) with fewer than {gate.MIN_RUNS} runs a side, not judged (at {named(few)})"
                        + ("; none could be: the table is descriptive only" if not mc.gated_points else ""))
@@ -484,7 +500,7 @@ def inconclusive_reasons(mc: MachineComparison, metric: Metric, max_detectable: 
     if unjudged:
         reasons.append(f"{len(unjudged)} point(s) with values the gate cannot use, not judged (at {named(unjudged)})")
     for missed, where in ((MISSED_IN_BOTH, "both files"), (MISSED_IN_BASE, "base only")):
-        labels = [lo.label for lo in mc.left_out if lo.missed == missed]
+        labels = [lo.label for lo in mc.left_out if lo.missed == missed and lo.label not in same]
         if labels:
             reasons.append(f"{len(labels)} point(s) left out, their blocking ratio missed in {where} (at {named(labels)})")
     if metric.name.startswith("latency_us"):  # the response time includes the generator's lag
@@ -492,7 +508,7 @@ def inconclusive_reasons(mc: MachineComparison, metric: Metric, max_detectable: 
         if bound:
             reasons.append(f"{len(bound)} point(s) with generator-bound runs, whose {metric.name} is partly "
                            f"the load generator's, not the server's (at {named(bound)})")
-    worst = mc.detectable()
+    worst = mc.detectable(excluding=same)
     if worst is not None and worst[1] > max_detectable:
         word = _loss_word(metric)
         reasons.append(f"the smallest {word} the gate could show at {worst[0]} is {worst[1]:.0f}%, above "
@@ -549,7 +565,7 @@ def compare_results(
             mc.failures.append(f"{len(missing)} base point(s) missing or without runs "
                                f"(at {named(point_label(p, ignore_port=ignore_port) for p in missing)}); "
                                "--allow-missing to compare what is there")
-        mc.inconclusive = inconclusive_reasons(mc, metric, limit)
+        mc.inconclusive = inconclusive_reasons(mc, metric, limit, ignore_port=ignore_port)
         machines.append(mc)
     return CompareReport(base, labels[0], metric, fail_above, alpha, ignore_port, machines, allow_missing,
                          base_failures, limit, cross_machine)

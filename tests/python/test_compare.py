@@ -134,6 +134,21 @@ def test_too_few_runs_is_inconclusive_and_descriptive_only(tmp_path: Path) -> No
     assert "12 point(s) with fewer than 3 runs a side" in lines[0] and "b.json" in lines[0]
 
 
+def test_a_file_with_too_few_runs_compared_with_itself_passes_but_one_changed_run_does_not(tmp_path: Path) -> None:
+    """Identical runs on both sides are a ratio of exactly 1, certain whatever their number: a
+    quick sweep (2 runs a point) compared with itself passes. Change one run's value and the
+    same file is inconclusive again (2 runs cannot judge a difference)."""
+    data = make_results(reps=2)
+    a = write_json(tmp_path / "a.json", data)
+    proc = run_tool("compare", a, a)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data["points"][0]["runs"][0]["throughput_ops_per_s"] *= 1.01
+    b = write_json(tmp_path / "b.json", data)
+    proc = run_tool("compare", a, b)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert f"1 point(s) with fewer than 3 runs a side, not judged (at {data['points'][0]['id']})" in proc.stderr
+
+
 def test_one_point_with_too_few_runs_is_inconclusive_and_named(tmp_path: Path) -> None:
     a = write_json(tmp_path / "a.json", make_results(seed=1))
     data = make_results(seed=2)
