@@ -116,10 +116,13 @@ void OpenLoop::pacer(Issue issue) {
       last_no_slot_ns = now;
       // The backlog: every arrival due by now (the schedule is monotonic, so count from the
       // head at the mean gap, an estimate that needs no second walk of the schedule).
-      const auto backlog = static_cast<std::uint64_t>(
-          1 + static_cast<double>(now - next_ns_) * rate_ops_per_s_ / 1e9);
+      const std::uint64_t overdue_ns = now > next_ns_ ? now - next_ns_ : 0;  // due up to 2 us early
+      const auto backlog =
+          static_cast<std::uint64_t>(1 + static_cast<double>(overdue_ns) * rate_ops_per_s_ / 1e9);
       counts_.max_backlog = std::max(counts_.max_backlog, backlog);
       wait_for_slot();
+      // Everything that fell due while the pacer waited was held by the bound, not the pacer.
+      last_no_slot_ns = metrics::now_ns();
       continue;
     }
     const std::uint64_t intended = next_ns_;

@@ -38,12 +38,17 @@ struct OpenLoopSpec {
   core::ArrivalProcess arrivals = core::kDefaultArrivals;
   std::uint64_t seed = 1;  // --seed: the Poisson schedule's
   unsigned in_flight_bound = 0;  // --max-in-flight; 0: the workload's own bound
+  // The file workload's slots are its buffers: at most this many (as --outstanding).
+  static constexpr unsigned kMaxFileSlots = 4096;
   bool enabled() const { return rate_ops_per_s > 0 || load > 0; }
 };
 
 // A run is generator-bound when its generator lag's p99 exceeds this share of the response
 // time's p99: the latency it reports would be partly the generator's (targets L2).
 inline constexpr double kGeneratorBoundShare = 0.05;
+// The lowest --rate: a run's watchdog takes 5 s without a completion for a stall, and at 10/s a
+// Poisson gap that long has a probability of e^-50.
+inline constexpr double kMinRatePerS = 10;
 // A run is over capacity when more than this share of its arrivals waited for a slot.
 inline constexpr double kHeldShareOverCapacity = 0.01;
 

@@ -148,6 +148,9 @@ void validate_open_loop(const PointSpec& spec) {
     throw BadInput{"--rate", "must be a positive number of completions per second"};
   }
   if (o.rate_ops_per_s > 1e8) throw BadInput{"--rate", "more than 100 million per second"};
+  if (o.rate_ops_per_s > 0 && o.rate_ops_per_s < kMinRatePerS) {
+    throw BadInput{"--rate", "below 10 per second: the watchdog would take a quiet gap of 5 s for a stall"};
+  }
   if (!std::isfinite(o.load) || o.load < 0) {
     throw BadInput{"--load", "must be a fraction of capacity in (0, 1]"};
   }
@@ -168,6 +171,16 @@ void validate_open_loop(const PointSpec& spec) {
     throw BadInput{"--no-metrics", "an open-loop run measures latency; it cannot run without it"};
   }
   if (o.in_flight_bound > 1'000'000) throw BadInput{"--max-in-flight", "more than 1000000"};
+  if (spec.workload == WorkloadKind::file) {  // checked here, before any capacity run
+    const auto params = workloads::parse_workload_params(spec.workload, spec.workload_params);
+    const auto& file = std::get<workloads::FileParams>(params.params);
+    if (file.skip_port_share > 0) {
+      throw BadInput{"--skip-port-share", "not with open-loop arrivals (--rate, --load)"};
+    }
+    if (o.in_flight_bound > OpenLoopSpec::kMaxFileSlots) {
+      throw BadInput{"--max-in-flight", "the file workload takes at most 4096 I/Os in flight"};
+    }
+  }
 }
 
 }  // namespace
@@ -521,10 +534,16 @@ double open_loop_rate(const PointSpec& spec, const std::atomic<bool>* stop_reque
   const RunResult capacity = capacity_run(spec, stop_requested, repetition);
   record.capacity_ops_per_s = capacity.throughput_ops_per_s;
   record.capacity_run_s = capacity.seconds;
+  if (capacity.interrupted) return 0;  // the caller returns an interrupted run
   if (capacity.throughput_ops_per_s <= 0) {
     throw std::runtime_error("--load: the capacity run completed nothing, so no rate follows from it");
   }
-  return spec.open_loop.load * capacity.throughput_ops_per_s;
+  const double rate = spec.open_loop.load * capacity.throughput_ops_per_s;
+  if (rate < kMinRatePerS) {
+    throw std::runtime_error("--load: " + fixed(rate, 2) + " per second (" + fixed(spec.open_loop.load, 2) +
+                             " of the measured capacity) is below the open loop's 10 per second");
+  }
+  return rate;
 }
 
 }  // namespace
@@ -557,6 +576,10 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
                                                               : workload->open_loop_slots();
     if (slots == 0) throw BadInput{"--rate", std::string(workload->name()) + " has no open loop"};
     const double rate = open_loop_rate(spec, stop_requested, repetition, capacity);
+    if (rate == 0) {  // interrupted in the capacity run: nothing measured, a resume reruns it
+      result.interrupted = true;
+      return result;
+    }
     open_loop = std::make_unique<OpenLoop>(rate, spec.open_loop.arrivals, spec.open_loop.seed + repetition,
                                            slots, &roles);
   }

@@ -59,12 +59,6 @@ class FileWorkload final : public Workload {
     options.block_bytes = params_.block_size;
     options.slots = params_.outstanding;
     if (env.open_loop != nullptr) {
-      if (params_.skip_port_share > 0) {
-        throw BadInput{"--skip-port-share", "not with open-loop arrivals (--rate, --load)"};
-      }
-      if (env.open_loop->slots() > kMaxOpenLoopSlots) {
-        throw BadInput{"--max-in-flight", "the file workload takes at most 4096 I/Os in flight"};
-      }
       options.slots = env.open_loop->slots();
     }
     options.outside_port = params_.skip_port_share > 0;
@@ -239,8 +233,6 @@ class FileWorkload final : public Workload {
             {"packets_seen", skip_packets_seen_.load()},
             {"scope", "the measured window; these I/Os are not in the run's ops"}};
   }
-
-  static constexpr unsigned kMaxOpenLoopSlots = 4096;  // as --outstanding's bound
 
   FileParams params_;
   RunEnv env_;

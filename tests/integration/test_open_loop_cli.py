@@ -18,6 +18,7 @@ QUICK = ["--concurrency", "N", "--pool", "N", "--blocking", "0", "--work-us", "2
 @pytest.mark.parametrize("args, flag", [
     (["run", "--rate", "0"], "--rate"),
     (["run", "--rate", "-5"], "--rate"),
+    (["run", "--rate", "5"], "--rate"),
     (["run", "--rate", "fast"], "--rate"),
     (["run", "--rate", "100,200"], "--rate"),
     (["run", "--load", "1.5"], "--load"),

@@ -86,6 +86,9 @@ TEST(OpenLoop, OverloadIsBoundedHeldAndMarkedNotHung) {
   EXPECT_GT(o.held + o.unissued, 0u);
   EXPECT_LE(r.port_counters.max_depth, 4u) << "never more in flight than the bound";
   EXPECT_EQ(o.in_flight_bound, 4u);
+  // The backlog is at most what fell due over the whole run (warm-up, window, a margin).
+  EXPECT_GT(o.max_backlog, 0u);
+  EXPECT_LT(static_cast<double>(o.max_backlog), 1e6 * (spec.warmup_s + spec.duration_s + 1));
   // Coordinated omission would hide the wait for a slot: here it is in the response time.
   EXPECT_GT(r.latency.p99, 2 * o.service_time.p99);
 }
@@ -136,7 +139,12 @@ TEST(OpenLoop, BadSettingsAreRefusedNamingTheirFlag) {
   spec.open_loop.load = 0;
   spec.open_loop.rate_ops_per_s = -1;
   EXPECT_EQ(refused_flag(spec), "--rate");
+  spec.open_loop.rate_ops_per_s = 5;
+  EXPECT_EQ(refused_flag(spec), "--rate") << "below 10/s a quiet gap would read as a stall";
   spec.open_loop.rate_ops_per_s = 100;
+  PointSpec file = open_spec(WorkloadKind::file, 100, {{"file_size_mib", 16}});
+  file.open_loop.in_flight_bound = 5000;
+  EXPECT_EQ(refused_flag(file), "--max-in-flight") << "refused before any run, not in open()";
   spec.dispatch = iocpbench::Dispatch::per_thread;
   EXPECT_EQ(refused_flag(spec), "--dispatch");
   spec.dispatch = iocpbench::Dispatch::shared;
