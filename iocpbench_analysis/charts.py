@@ -650,6 +650,7 @@ def ratio_chart(report: CompareReport) -> Figure:
     fig.suptitle(f"{m.name}: new / base ({report.base_label}); "
                  f"{'higher' if m.higher_is_better else 'lower'} is better", fontsize=10)
     k = len(report.machines)
+    gated = not report.cross_machine  # a cross-machine comparison reports, it has no margin
     for j, mc in enumerate(report.machines):
         labelled = False
         offset = (j - (k - 1) / 2) * (0.6 / max(1, k))
@@ -659,16 +660,17 @@ def ratio_chart(report: CompareReport) -> Figure:
                 continue
             err = [[max(0.0, row.ratio - row.ci[0])], [max(0.0, row.ci[1] - row.ratio)]] if row.ci else None
             ax.errorbar([row.ratio], [i + offset], xerr=err, fmt="o", ms=4, capsize=2, color=f"C{j % 10}",
-                        markeredgecolor="red" if row.regression else f"C{j % 10}",
+                        markeredgecolor="red" if row.regression and gated else f"C{j % 10}",
                         label=None if labelled else mc.label)
             labelled = True
     ax.axvline(1.0, color="black", lw=0.8)
     band = report.fail_above / 100
-    for x in (1 - band, 1 + band):
+    for x in (1 - band, 1 + band) if gated else ():
         ax.axvline(x, color="grey", lw=0.6, ls="--")
     ax.set_yticks(range(len(keys)), [labels[k_] for k_ in keys], fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("ratio of geometric means (95% CI); dashed: the margin (--fail-above); red edge: a regression")
+    ax.set_xlabel("ratio of geometric means (95% CI); dashed: the margin (--fail-above); red edge: a regression"
+                  if gated else "ratio of geometric means (95% CI); comparing machines: not gated")
     ax.grid(alpha=0.3, axis="x")
     if report.machines and keys:
         ax.legend(fontsize=7)

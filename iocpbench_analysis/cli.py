@@ -3,8 +3,10 @@
 Exit status follows the harness's contract: 0 success, 2 bad input, 130 interrupted; compare
 adds 1 (FAIL: a regression, or a BASE or NEW file that is not a whole run) and 3 (INCONCLUSIVE:
 no regression shown, but not everything could be judged), and refuses files from different
-machines or run settings with 2 unless --cross-machine. Bad input is reported as one line on
-stderr, never a traceback (set IOCPBENCH_DEBUG=1 to get one for an unexpected error).
+machines or run settings with 2 unless --cross-machine. A --cross-machine comparison reports and
+does not gate: 0 when BASE and every NEW file are whole runs, 1 when one is not, never 3. Bad
+input is reported as one line on stderr, never a traceback (set IOCPBENCH_DEBUG=1 to get one
+for an unexpected error).
 """
 
 from __future__ import annotations
@@ -212,7 +214,20 @@ def compare_parser() -> argparse.ArgumentParser:
         "     missed its blocking ratio in BASE (it is left out), no point matched, or a point could\n"
         "     not show a loss of --max-detectable-loss\n"
         "FAIL wins over INCONCLUSIVE.\n\n"
-        "example: iocpbench-compare base.json new.json --fail-above 10 >> \"$GITHUB_STEP_SUMMARY\"",
+        "With --cross-machine (comparing machines, docs/verdicts.md \"Comparing machines\") compare\n"
+        "reports and does not gate: per matched point the NEW/BASE ratio and its 95% CI; per group\n"
+        "of points that differ only in concurrency and pool, Spearman's rank correlation of the\n"
+        "settings' median throughputs (none below 3 settings) and each machine's best setting.\n"
+        "Its exit status:\n"
+        "  0  BASE and every NEW file are whole runs, whatever the ratios, rankings or power\n"
+        "  1  BASE or a NEW file is not a whole run: incomplete, a run with errors, undrained,\n"
+        "     interrupted or failed, a run at zero or null throughput, a point twice, BASE points\n"
+        "     missing from NEW or without runs (unless --allow-missing); never for a ratio, a\n"
+        "     ranking or a blocking ratio missed in NEW\n"
+        "  2  bad input\n"
+        "It never exits 3.\n\n"
+        "example: iocpbench-compare base.json new.json --fail-above 10 >> \"$GITHUB_STEP_SUMMARY\"\n"
+        "         iocpbench-compare ci-runner.json mine.json --cross-machine --ignore-port",
     )
     p.add_argument("base", metavar="BASE", help="the reference results file")
     p.add_argument("new", nargs="+", metavar="NEW", help="results files to compare with BASE")
@@ -234,14 +249,17 @@ def compare_parser() -> argparse.ArgumentParser:
     p.add_argument("--ignore-port", action="store_true",
                    help="match points across port backends (e.g. win32 on Windows vs emulated on Linux)")
     p.add_argument("--cross-machine", action="store_true",
-                   help="compare files from different machines, builds, run lengths or warm-ups (refused "
-                        "otherwise); a note on stderr says the comparison spans machines")
+                   help="compare machines: files from different machines, builds, run lengths or warm-ups "
+                        "are compared (refused otherwise) and the comparison reports ratios and whether the "
+                        "machines rank the settings alike, without gating (exit status below); a note on "
+                        "stderr says when the files' machines or settings differ")
     p.add_argument("--chart", type=_chart_path, metavar="FILE.png",
                    help="also draw the ratios with their CIs (format from the extension: png, svg, pdf)")
     return p
 
 
-EXIT_BY_STATUS = {"pass": EXIT_OK, "fail": EXIT_REGRESSION, "inconclusive": EXIT_INCONCLUSIVE}
+EXIT_BY_STATUS = {"pass": EXIT_OK, "fail": EXIT_REGRESSION, "inconclusive": EXIT_INCONCLUSIVE,
+                  "reported": EXIT_OK}  # reported: a cross-machine comparison of whole runs
 
 
 def _compare(args: argparse.Namespace) -> int:

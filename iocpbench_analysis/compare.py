@@ -23,6 +23,12 @@ The gate fails closed: a comparison that cannot show "no regression" never passe
 FAIL wins over INCONCLUSIVE. Files from different machines (hostname, OS, CPU model, logical
 CPUs, kernel, build type) or with different run lengths or warm-ups are refused before any of
 this (SetupRefused, bad input) unless the comparison is asked to span machines.
+
+A comparison asked to span machines (cross_machine) reports and does not gate: per point the
+ratio and its 95% CI, per group of points that differ only in concurrency and pool whether the
+machines rank the settings alike (cross_machine.py). Its status is FAIL only when BASE or a NEW
+file is not a whole run (the checks above), else REPORTED: never a regression, never
+INCONCLUSIVE.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import cross_machine as xm
 from . import gate, stats
 from .gate import DEFAULT_MARGIN_PCT as DEFAULT_FAIL_ABOVE
 from .gate import FAMILY_ALPHA as DEFAULT_ALPHA
@@ -53,6 +60,8 @@ from .match import (
 from .metrics import DEFAULT_METRIC, Metric, dig, run_values, summary_ci, summary_value
 
 PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
+# The status of a cross-machine comparison of whole runs: reported, not gated (exit 0).
+REPORTED = "reported"
 
 
 @dataclass(frozen=True)
@@ -147,6 +156,9 @@ class MachineComparison:
     inconclusive: list[str] = field(default_factory=list)
     # How this file's machine or run settings differ from BASE's (a cross-machine comparison).
     setup_differences: list[SetupDifference] = field(default_factory=list)
+    # A cross-machine comparison: per group of points that differ only in concurrency and
+    # pool, whether the machines rank the settings alike (empty for a gate).
+    ranks: list[xm.RankComparison] = field(default_factory=list)
 
     @property
     def regressions(self) -> list[PointComparison]:
@@ -208,7 +220,14 @@ class CompareReport:
         return any(m.inconclusive for m in self.machines)
 
     @property
+    def has_file_failure(self) -> bool:
+        """BASE or a NEW file is not a whole run (what fails a cross-machine comparison)."""
+        return bool(self.base_failures) or any(m.failures for m in self.machines)
+
+    @property
     def status(self) -> str:
+        if self.cross_machine:  # reports, does not gate: only a file that is not a whole run fails
+            return FAIL if self.has_file_failure else REPORTED
         return FAIL if self.has_failure else INCONCLUSIVE if self.is_inconclusive else PASS
 
 
@@ -566,6 +585,8 @@ def compare_results(
                                f"(at {named(point_label(p, ignore_port=ignore_port) for p in missing)}); "
                                "--allow-missing to compare what is there")
         mc.inconclusive = inconclusive_reasons(mc, metric, limit, ignore_port=ignore_port)
+        if cross_machine:
+            mc.ranks = xm.rank_groups(kept, ignore_port=ignore_port)
         machines.append(mc)
     return CompareReport(base, labels[0], metric, fail_above, alpha, ignore_port, machines, allow_missing,
                          base_failures, limit, cross_machine)
@@ -755,6 +776,8 @@ class Reason:
 def reasons(report: CompareReport) -> list[Reason]:
     """Every reason the comparison is not a PASS, failures first, in file order."""
     out = [Reason(FAIL, report.base.path, why, base=True) for why in report.base_failures]
+    if report.cross_machine:  # not gated: only the files' own failures
+        return out + [Reason(FAIL, mc.results.path, why) for mc in report.machines for why in mc.failures]
     for mc in report.machines:
         path = mc.results.path
         out += [Reason(FAIL, path, why) for why in mc.failures]
@@ -774,6 +797,8 @@ def reasons(report: CompareReport) -> list[Reason]:
 
 def verdict_line(report: CompareReport) -> str:
     """The status and why, on one line."""
+    if report.cross_machine:
+        return cross_machine_verdict_line(report)
     status = report.status
     if status == PASS:
         return (f"**PASS.** No regression beyond {report.fail_above:g}% (the gate's false-alarm rate: "
@@ -791,6 +816,8 @@ def verdict_line(report: CompareReport) -> str:
 
 
 def render_markdown(report: CompareReport) -> str:
+    if report.cross_machine:
+        return render_cross_machine(report)
     metric = report.metric
     better = "higher" if metric.higher_is_better else "lower"
     out = [
@@ -843,5 +870,152 @@ def note_lines(report: CompareReport) -> list[str]:
     """Notes for stderr: a comparison that spans machines (--cross-machine)."""
     return [f"the comparison spans machines: base {report.base.path} and new {mc.results.path} differ in "
             + ", ".join(d.text() for d in mc.setup_differences)
-            + "; the gate's stated error rates are for sweeps of one machine"
+            + "; a cross-machine comparison reports ratios and rankings and does not gate"
             for mc in report.machines if mc.setup_differences]
+
+
+# ---------------------------------------------------------------- Markdown: comparing machines
+
+
+def cross_machine_verdict_line(report: CompareReport) -> str:
+    """A cross-machine comparison's status and why: FAIL for a file that is not a whole run,
+    else that it reports and does not gate."""
+    if report.status == FAIL:
+        bad = sum(1 for mc in report.machines if mc.failures)
+        why = "; ".join(f"{r.where(short=True)}: {r.text}" for r in reasons(report))
+        lead = (f"**FAIL: {bad} of {len(report.machines)} new file(s) are not whole runs"
+                + ("; base is not a whole run" if report.base_failures else "") + ".**")
+        return f"{lead} {_escape(why)}. A cross-machine comparison does not gate; it fails only for this."
+    return ("**REPORTED: base and every new file are whole runs.** A cross-machine comparison "
+            "reports ratios and rankings; it does not gate (exit 0 whatever the ratios).")
+
+
+def fmt_ratio_cell(row: PointComparison) -> str:
+    """A cross-machine table cell: the new median, the ratio and its 95% CI, no verdict."""
+    if row.ratio is None:
+        return f"{fmt_value(row.new_median)} (no ratio: base is {fmt_value(row.base_median)})"
+    ci = f", CI {row.ci[0]:.2f}-{row.ci[1]:.2f}" if row.ci else ", CI n/a"
+    return f"{fmt_value(row.new_median)} ({row.ratio:.2f}x{ci})"
+
+
+def _cross_machine_lines(report: CompareReport, mc: MachineComparison) -> list[str]:
+    """One new file's summary: the geometric mean ratio, how the rankings agree, what differs
+    from base, why the file is not a whole run."""
+    o = mc.overall
+    head = f"- **{_escape(mc.label)}**: "
+    if o.ratio is not None and o.ci is not None:
+        head += (f"geometric mean ratio over {o.points} point(s) with {gate.MIN_RUNS}+ runs a side "
+                 f"{o.ratio:.3f} (95% CI {o.ci[0]:.3f}-{o.ci[1]:.3f})")
+    else:
+        head += f"no point with {gate.MIN_RUNS}+ runs a side, no geometric mean ratio"
+    if mc.ranks:
+        same = sum(1 for r in mc.ranks if r.best_differs is False)
+        rhos = [r.rho for r in mc.ranks if r.rho is not None]
+        head += f"; the same best setting in {same} of {len(mc.ranks)} group(s)"
+        if rhos:
+            low, high = f"{min(rhos):.2f}", f"{max(rhos):.2f}"
+            span = low if low == high else f"from {low} to {high}"
+            head += f"; Spearman's rho over {len(rhos)} group(s) with {xm.MIN_SETTINGS}+ settings {span}"
+    lines = [head]
+    if mc.setup_differences:
+        lines.append("  - spans machines (--cross-machine): differs from base in "
+                     + _escape(", ".join(d.text() for d in mc.setup_differences)))
+    for why in mc.failures:
+        lines.append(f"  - **FAIL: {_escape(why)}**")
+    return lines
+
+
+def _cross_table(report: CompareReport) -> list[str]:
+    keyed: dict[SpecKey, tuple[str, float | None]] = {}
+    for mc in report.machines:
+        for key, row in mc.rows.items():
+            keyed.setdefault(key, (row.label, row.base_median))
+    order = [spec_key(p, ignore_port=report.ignore_port) for p in report.base.points]
+    keys = [k for k in dict.fromkeys(order) if k in keyed]
+    head = ["point", f"base: {report.base_label}"] + [mc.label for mc in report.machines]
+    lines = ["| " + " | ".join(_escape(h) for h in head) + " |", "|:--|" + "--:|" * (len(head) - 1)]
+    for key in keys:
+        label, base_median = keyed[key]
+        cells = [f"`{label}`", fmt_value(base_median)]
+        cells += [fmt_ratio_cell(mc.rows[key]) if key in mc.rows else "unmatched" for mc in report.machines]
+        lines.append("| " + " | ".join(_escape(c) for c in cells) + " |")
+    return lines
+
+
+def _best_text(setting: xm.SettingMedians | None, side: str) -> str:
+    return "n/a" if setting is None else f"{setting.label} ({fmt_value(getattr(setting, side))})"
+
+
+def rank_lines(report: CompareReport) -> list[str]:
+    """The rank section: per new file, per group of points that differ only in concurrency and
+    pool, Spearman's rho over the settings' median throughputs and each machine's best setting."""
+    if not any(mc.ranks for mc in report.machines):
+        return []
+    lines = ["### Do the machines rank the settings alike?", "",
+             "Per group of matched points that differ only in concurrency and pool: Spearman's rank "
+             f"correlation of the settings' median throughputs on base and new (none below "
+             f"{xm.MIN_SETTINGS} settings), and each machine's best setting (its highest median "
+             "throughput). Points left out for their blocking ratio are not ranked.", ""]
+    for mc in report.machines:
+        if not mc.ranks:
+            continue
+        if len(report.machines) > 1:
+            lines += [f"#### {_escape(report.base_label)} vs {_escape(mc.label)}", ""]
+        lines += ["| group | settings | Spearman's rho | best on base | best on new | same best |",
+                  "|:--|--:|--:|:--|:--|:--|"]
+        for r in mc.ranks:
+            rho = f"{r.rho:.2f}" if r.rho is not None else f"n/a ({r.reason})"
+            if r.unranked:
+                rho += f"; not ranked, no median: {', '.join(r.unranked)}"
+            same = {True: "**no**", False: "yes", None: "n/a"}[r.best_differs]
+            cells = [r.group, str(len(r.settings)), rho, _best_text(r.base_best, "base"),
+                     _best_text(r.new_best, "new"), same]
+            lines.append("| " + " | ".join(_escape(c) for c in cells) + " |")
+        lines.append("")
+    return lines
+
+
+CROSS_MISSED_TEXT = {MISSED_IN_NEW: "new only", MISSED_IN_BASE: "base only", MISSED_IN_BOTH: "both"}
+
+
+def render_cross_machine(report: CompareReport) -> str:
+    """The Markdown of a cross-machine comparison: ratios with CIs, the rank section, no gate."""
+    metric = report.metric
+    better = "higher" if metric.higher_is_better else "lower"
+    out = [
+        f"## iocpbench compare across machines: `{metric.name}` ({metric.unit}, {better} is better)",
+        "",
+        f"Base `{report.base.path.name}`; new: "
+        + ", ".join(f"`{mc.results.path.name}`" for mc in report.machines)
+        + ". A cross-machine comparison (`--cross-machine`, docs/verdicts.md \"Comparing machines\"): "
+        "it reports and does not gate. Each cell: new median (NEW/BASE ratio of geometric means, its 95% CI)."
+        + (" Points matched across port backends." if report.ignore_port else ""),
+        "",
+        cross_machine_verdict_line(report),
+        "",
+    ]
+    paths = completion_path_lines(report)
+    if paths:
+        out += paths + [""]
+    for why in report.base_failures:
+        out.append(f"- **base ({_escape(report.base_label)}): FAIL: {_escape(why)}**")
+    for mc in report.machines:
+        out += _cross_machine_lines(report, mc)
+    out.append("")
+    if any(mc.rows for mc in report.machines):
+        out += _cross_table(report)
+    else:
+        out.append("_No points matched._")
+    out.append("")
+    out += rank_lines(report)
+    left = [(mc, lo) for mc in report.machines for lo in mc.left_out]
+    if left:
+        out += ["### Left out: blocking ratio not within tolerance", "",
+                "Not in the ratios or the ranking (a cross-machine comparison does not judge them).", ""]
+        out += [f"- `{_escape(lo.label)}` ({_escape(mc.label)}), missed in {CROSS_MISSED_TEXT[lo.missed]}: {_escape(lo.reason)}"
+                for mc, lo in left]
+        out.append("")
+    unmatched = _unmatched(report)
+    if unmatched:
+        out += ["### Unmatched points", ""] + unmatched
+    return "\n".join(out).rstrip() + "\n"
