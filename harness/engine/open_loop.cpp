@@ -45,8 +45,17 @@ void OpenLoop::stop() {
   platform::futex_wake_one(pacer_waiting_);
   if (!thread_.joinable()) return;
   thread_.join();
-  // What fell due in the window and was never issued: the backlog the stop found.
   const std::uint64_t end = window_end_ns_.load();
+  // Arrivals counted while the end was not yet marked, but intended at or after it: not the
+  // window's (the newest counted come last; the ring holds the last kRecentCounted).
+  for (std::uint64_t back = 0; end != 0 && back < std::min<std::uint64_t>(counted_total_, kRecentCounted); ++back) {
+    const Counted& c = recent_[(counted_total_ - 1 - back) % kRecentCounted];
+    if (c.intended_ns < end) break;
+    --counts_.arrivals;
+    --counts_.issued;
+    if (c.held) --counts_.held;
+  }
+  // What fell due in the window and was never issued: the backlog the stop found.
   for (std::uint64_t n = 0; n < kMaxUnissuedCounted && end != 0 && next_ns_ < end; ++n) {
     if (in_window(next_ns_)) {
       ++counts_.arrivals;
@@ -132,6 +141,7 @@ void OpenLoop::pacer(Issue issue) {
     const bool held = last_no_slot_ns >= intended;
     const bool counted = in_window(intended);
     if (counted) {
+      recent_[counted_total_++ % kRecentCounted] = Counted{intended, held};
       ++counts_.arrivals;
       ++counts_.issued;
       if (held) {

@@ -123,6 +123,15 @@ class OpenLoop {
   std::uint64_t schedule_base_ns_ = 0;  // start(): the schedule's zero
   std::uint64_t next_ns_ = 0;  // the next arrival not yet issued (absolute)
   OpenLoopCounts counts_;      // written by the pacer; read after stop()
+  // The last arrivals counted in the window, intended time and whether held: an arrival the
+  // pacer counted before the window's end was marked may lie after it, and stop() takes it back.
+  struct Counted {
+    std::uint64_t intended_ns = 0;
+    bool held = false;
+  };
+  static constexpr std::size_t kRecentCounted = 4096;
+  std::vector<Counted> recent_ = std::vector<Counted>(kRecentCounted);
+  std::uint64_t counted_total_ = 0;
   std::thread thread_;
 };
 

@@ -426,15 +426,13 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   watchdog.teardown();  // from here on, a bound on the teardown instead of on progress
   phase.store(workloads::kStopping, std::memory_order_seq_cst);
   w.t1 = metrics::now_ns();
+  if (open_loop != nullptr) open_loop->mark_window_end(w.t1);  // at once: the pacer is still issuing
   const PoolWindowSummary pool_window = pool.mark_window(w.t1);
   w.u1 = metrics::process_usage();
   w.r1 = roles.sample();
   w.c1 = ports.counters();
   result.interrupted = !complete;
-  if (open_loop != nullptr) {  // no new arrivals from here; what is in flight drains
-    open_loop->mark_window_end(w.t1);
-    open_loop->stop();
-  }
+  if (open_loop != nullptr) open_loop->stop();  // no new arrivals from here; what is in flight drains
 
   result.drained = workload.drain(Clock::now() + std::chrono::seconds(5));
   pool.stop();
