@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -834,25 +834,33 @@ def render_markdown(report: CompareReport) -> str:
         verdict_line(report),
         "",
     ]
+    return _render_body(report, out, _gate_lines, _table(report), [],
+                        "Missed in new only: a regression. Missed in base (only, or in both): not judged, "
+                        "the comparison is inconclusive.", MISSED_TEXT)
+
+
+def _render_body(report: CompareReport, head: list[str],
+                 machine_lines: Callable[[CompareReport, MachineComparison], list[str]], table: list[str],
+                 after_table: list[str], left_intro: str, missed_text: dict[str, str]) -> str:
+    """What a gate's and a cross-machine comparison's Markdown share after their heading: the
+    completion paths, the base's failures, each new file's lines, the table (or that nothing
+    matched), `after_table`, the points left out and the unmatched ones."""
+    out = list(head)
     paths = completion_path_lines(report)
     if paths:
         out += paths + [""]
     for why in report.base_failures:
         out.append(f"- **base ({_escape(report.base_label)}): FAIL: {_escape(why)}**")
     for mc in report.machines:
-        out += _gate_lines(report, mc)
+        out += machine_lines(report, mc)
     out.append("")
-    if any(mc.rows for mc in report.machines):
-        out += _table(report)
-    else:
-        out.append("_No points matched._")
+    out += table if any(mc.rows for mc in report.machines) else ["_No points matched._"]
     out.append("")
+    out += after_table
     left = [(mc, lo) for mc in report.machines for lo in mc.left_out]
     if left:
-        out += ["### Left out: blocking ratio not within tolerance", "",
-                "Missed in new only: a regression. Missed in base (only, or in both): not judged, "
-                "the comparison is inconclusive.", ""]
-        out += [f"- `{_escape(lo.label)}` ({_escape(mc.label)}), missed in {MISSED_TEXT[lo.missed]}: {_escape(lo.reason)}"
+        out += ["### Left out: blocking ratio not within tolerance", "", left_intro, ""]
+        out += [f"- `{_escape(lo.label)}` ({_escape(mc.label)}), missed in {missed_text[lo.missed]}: {_escape(lo.reason)}"
                 for mc, lo in left]
         out.append("")
     unmatched = _unmatched(report)
@@ -994,28 +1002,6 @@ def render_cross_machine(report: CompareReport) -> str:
         cross_machine_verdict_line(report),
         "",
     ]
-    paths = completion_path_lines(report)
-    if paths:
-        out += paths + [""]
-    for why in report.base_failures:
-        out.append(f"- **base ({_escape(report.base_label)}): FAIL: {_escape(why)}**")
-    for mc in report.machines:
-        out += _cross_machine_lines(report, mc)
-    out.append("")
-    if any(mc.rows for mc in report.machines):
-        out += _cross_table(report)
-    else:
-        out.append("_No points matched._")
-    out.append("")
-    out += rank_lines(report)
-    left = [(mc, lo) for mc in report.machines for lo in mc.left_out]
-    if left:
-        out += ["### Left out: blocking ratio not within tolerance", "",
-                "Not in the ratios or the ranking (a cross-machine comparison does not judge them).", ""]
-        out += [f"- `{_escape(lo.label)}` ({_escape(mc.label)}), missed in {CROSS_MISSED_TEXT[lo.missed]}: {_escape(lo.reason)}"
-                for mc, lo in left]
-        out.append("")
-    unmatched = _unmatched(report)
-    if unmatched:
-        out += ["### Unmatched points", ""] + unmatched
-    return "\n".join(out).rstrip() + "\n"
+    return _render_body(report, out, _cross_machine_lines, _cross_table(report), rank_lines(report),
+                        "Not in the ratios or the ranking (a cross-machine comparison does not judge them).",
+                        CROSS_MISSED_TEXT)
