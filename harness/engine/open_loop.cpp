@@ -45,6 +45,7 @@ void OpenLoop::stop() {
   platform::futex_wake_one(pacer_waiting_);
   if (!thread_.joinable()) return;
   thread_.join();
+  pacer_joined_.store(true, std::memory_order_release);
   const std::uint64_t end = window_end_ns_.load();
   // Arrivals counted while the end was not yet marked, but intended at or after it: not the
   // window's (the newest counted come last; the ring holds the last kRecentCounted).

@@ -86,6 +86,9 @@ class OpenLoop {
   // Stops issuing and joins the pacer; counts what fell due in the window and was not issued.
   void stop();
 
+  // Whether stop() has joined the pacer: no issue() comes after this reads true (any thread).
+  bool stopped() const { return pacer_joined_.load(std::memory_order_acquire); }
+
   // The request in `slot`: when it was intended to start and when it was issued. Valid from
   // the issue until release(slot).
   std::uint64_t intended_ns(unsigned slot) const {
@@ -119,6 +122,7 @@ class OpenLoop {
   std::vector<unsigned> free_;  // a stack: the slot freed last is reused first (warm)
   std::atomic<std::uint32_t> pacer_waiting_{0};  // futex word: 1 while the pacer waits for a slot
   std::atomic<bool> stop_{false};
+  std::atomic<bool> pacer_joined_{false};
   std::atomic<std::uint64_t> window_start_ns_{0}, window_end_ns_{0};
   std::uint64_t schedule_base_ns_ = 0;  // start(): the schedule's zero
   std::uint64_t next_ns_ = 0;  // the next arrival not yet issued (absolute)

@@ -160,10 +160,6 @@ void validate_open_loop(const PointSpec& spec) {
   }
   if (o.rate_ops_per_s > 0 && o.load > 0) throw BadInput{"--load", "give --rate or --load, not both"};
   if (!o.enabled()) return;
-  const char* flag = o.load > 0 ? "--load" : "--rate";
-  if (spec.workload == WorkloadKind::socket) {
-    throw BadInput{flag, "the socket workload has no open loop yet (post and file have)"};
-  }
   if (spec.dispatch != Dispatch::shared) {
     throw BadInput{"--dispatch", "open-loop arrivals (--rate, --load) need --dispatch shared"};
   }
@@ -356,7 +352,9 @@ void collect_run(const PointSpec& spec, const HandlerSpec& handler, const worklo
   result.seconds = static_cast<double>(window.t1 - window.t0) / 1e9;
   if (const metrics::Histogram* own = workload.own_latency()) {
     result.latency = metrics::percentiles_us(*own);
-    result.latency_source = "load generator round trip (send -> whole echo received)";
+    result.latency_source = spec.open_loop.enabled()
+                                ? "intended arrival -> whole echo received (response time)"
+                                : "load generator round trip (send -> whole echo received)";
   } else {
     result.latency = metrics::percentiles_us(t.latency);
     result.latency_source =
@@ -448,7 +446,8 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   collect_run(spec, handler, workload, totals, w, result);
   if (open_loop != nullptr) {
     result.open_loop.emplace();
-    result.open_loop->service_time = metrics::percentiles_us(totals.service);
+    const metrics::Histogram* own = workload.own_service_time();
+    result.open_loop->service_time = metrics::percentiles_us(own != nullptr ? *own : totals.service);
   }
   return w;
 }
@@ -530,13 +529,19 @@ double open_loop_rate(const PointSpec& spec, const std::atomic<bool>* stop_reque
                       unsigned repetition, OpenLoopRecord& record) {
   if (spec.open_loop.rate_ops_per_s > 0) return spec.open_loop.rate_ops_per_s;
   const RunResult capacity = capacity_run(spec, stop_requested, repetition);
-  record.capacity_ops_per_s = capacity.throughput_ops_per_s;
+  // The socket workload counts the server's receives, and with several messages in flight a
+  // receive can carry more than one; its arrivals are messages, so its capacity is round trips.
+  const double capacity_ops_per_s =
+      capacity.workload_stats.is_object()
+          ? capacity.workload_stats.value("round_trips_per_s", capacity.throughput_ops_per_s)
+          : capacity.throughput_ops_per_s;
+  record.capacity_ops_per_s = capacity_ops_per_s;
   record.capacity_run_s = capacity.seconds;
   if (capacity.interrupted) return 0;  // the caller returns an interrupted run
-  if (capacity.throughput_ops_per_s <= 0) {
+  if (capacity_ops_per_s <= 0) {
     throw std::runtime_error("--load: the capacity run completed nothing, so no rate follows from it");
   }
-  const double rate = spec.open_loop.load * capacity.throughput_ops_per_s;
+  const double rate = spec.open_loop.load * capacity_ops_per_s;
   if (rate < kMinRatePerS) {
     throw std::runtime_error("--load: " + fixed(rate, 2) + " per second (" + fixed(spec.open_loop.load, 2) +
                              " of the measured capacity) is below the open loop's 10 per second");

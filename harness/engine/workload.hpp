@@ -97,6 +97,9 @@ class Workload {
   // Where the workload measures end-to-end latency itself (the socket load generator's round
   // trips), that histogram (valid after close()); else nullptr.
   virtual const metrics::Histogram* own_latency() const { return nullptr; }
+  // Open loop, where the workload measures latency itself: the service time (issue -> done)
+  // beside own_latency()'s response time (intended -> done); else nullptr (the pool's).
+  virtual const metrics::Histogram* own_service_time() const { return nullptr; }
   // Per-thread dispatch where the worker reaps its own I/O (no completion thread): whether
   // worker `index` has a ring to pump, and pump it: submit what it queued, reap (waiting up to
   // wait_us for a first completion) and post into its own port. pump returns the packets
@@ -116,7 +119,8 @@ class Workload {
   // Packets posted into the port in total (the post workload's accounting), if it posts.
   virtual std::uint64_t packets_posted() const { return 0; }
   // Open loop: the in-flight bound this workload's parameters give (post: in_flight; file:
-  // outstanding; socket: connections x messages in flight), or 0 where it has no open loop.
+  // outstanding; socket: connections x messages in flight, at least 64), or 0 where it has no
+  // open loop.
   // Called before open().
   virtual unsigned open_loop_slots() const { return 0; }
   // Open loop, on the pacer's thread: issue one request in `slot` now (its times are in

@@ -76,6 +76,12 @@ class SocketIo : public Transport {
   // completion). False: refused at once, no completion will come.
   virtual bool client_recv(std::uint32_t conn, void* buf, std::size_t len) = 0;
   virtual bool client_send(std::uint32_t conn, const void* buf, std::size_t len) = 0;
+  // The open loop's sends: a plain blocking send on the client socket of `conn`, from one other
+  // thread (the pacer), returning once the socket took all `len` bytes (false: it failed). The
+  // generator's queue keeps the receives. The bytes in flight per connection are bounded by the
+  // open loop's slots, far under a loopback socket's send buffer, so it does not wait for the
+  // server.
+  virtual bool client_send_now(std::uint32_t conn, const void* buf, std::size_t len) = 0;
   // Submits what is queued and waits up to `timeout_ms` for completions; fills `out` with what
   // is ready (cleared first). Returns false when waiting itself failed.
   virtual bool client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) = 0;

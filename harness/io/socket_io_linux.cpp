@@ -173,6 +173,18 @@ class RingSocketIo final : public RingTransport<SocketIo> {
     return true;
   }
 
+  bool client_send_now(std::uint32_t conn, const void* buf, std::size_t len) override {
+    const char* p = static_cast<const char*>(buf);
+    while (len > 0) {
+      const ssize_t n = ::send(clients_[conn], p, len, MSG_NOSIGNAL);  // a blocking socket
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      p += n;
+      len -= static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
   bool client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) override {
     out.clear();
     io_uring_cqe* cqe = nullptr;

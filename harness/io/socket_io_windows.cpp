@@ -242,6 +242,17 @@ class OverlappedSocketIo final : public SocketIo {
     return true;
   }
 
+  bool client_send_now(std::uint32_t conn, const void* buf, std::size_t len) override {
+    const char* p = static_cast<const char*>(buf);
+    while (len > 0) {  // a blocking socket: a plain send needs no OVERLAPPED and queues no packet
+      const int n = ::send(clients_[conn].s, p, static_cast<int>(len), 0);
+      if (n == SOCKET_ERROR || n == 0) return false;
+      p += n;
+      len -= static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
   bool client_wait(unsigned timeout_ms, std::vector<ClientDone>& out) override {
     out.clear();
     OVERLAPPED_ENTRY entries[64];

@@ -11,10 +11,18 @@
 // (send -> whole echo received) is the end-to-end latency. One clock read per completion batch.
 // At stop it sends nothing new, waits for its in-flight echoes, then shuts the sending side
 // down; each server receive then completes with 0 bytes and the connection is done.
+// Open loop (env.open_loop set): nothing is sent at start. The pacer's slot s belongs to
+// connection s mod connections; at the slot's intended time the pacer sends one message on
+// it with a plain blocking send (io/socket_io.hpp: client_send_now) and records the slot in the
+// connection's FIFO. The generator thread only receives: each whole echoed message takes the
+// oldest slot off its connection's FIFO (TCP keeps a connection's order), is timed from the
+// slot's intended time (response) and issue time (service), and frees the slot. At stop the
+// generator waits until the pacer has been joined and every sent message is back.
 // Per-thread dispatch (DiskSpd's model, Linux): connection i belongs to worker i mod S, whose
 // own ring is submitted and reaped by the worker itself into its own port, so a connection's
 // receives and echoes never leave the thread that handles them.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -41,6 +49,10 @@ struct ServerConn {
 
 struct ClientConn {
   std::unique_ptr<std::uint8_t[]> tx, rx;
+  // Open loop: written by the pacer (sent, fifo), read by the generator after the echo.
+  std::atomic<std::uint64_t> open_sent{0};
+  std::unique_ptr<std::atomic<std::uint32_t>[]> fifo;  // slot of message m at [m % depth]
+  std::atomic<bool> open_dead{false};
   std::vector<std::uint64_t> t_sent;  // send time of message m at [m % K]
   std::uint64_t sent_msgs = 0, done_msgs = 0, rx_bytes = 0;
   std::uint32_t pending = 0;  // messages due to be sent
@@ -66,10 +78,15 @@ class SocketWorkload final : public Workload {
     options.buffer_bytes = capacity_;
     server_ = std::vector<ServerConn>(n);
     clients_ = std::vector<ClientConn>(n);
+    if (env.open_loop != nullptr) {
+      fifo_depth_ = (env.open_loop->slots() + n - 1) / n;  // slot s is connection s mod n's
+      pacer_tx_ = std::make_unique<std::uint8_t[]>(params_.message_size);
+    }
     for (auto& c : clients_) {
       c.tx = std::make_unique<std::uint8_t[]>(capacity_);
       c.rx = std::make_unique<std::uint8_t[]>(capacity_);
       c.t_sent.assign(params_.in_flight, 0);
+      if (fifo_depth_ > 0) c.fifo = std::make_unique<std::atomic<std::uint32_t>[]>(fifo_depth_);
     }
     io_->open(options, transport);
     open_conns_.store(n);
@@ -154,7 +171,7 @@ class SocketWorkload final : public Workload {
   nlohmann::json stats(double window_s) const override {
     nlohmann::json j = io_->stats();  // completion_source and the OS's own counters
     j.update({{"connections", params_.connections},
-              {"messages_sent", messages_sent_},
+              {"messages_sent", env_.open_loop != nullptr ? pacer_sent_ : messages_sent_},
               {"messages_verified", messages_verified_},
               {"bytes_verified", bytes_verified_},
               {"round_trips_in_window", window_round_trips_},
@@ -192,6 +209,36 @@ class SocketWorkload final : public Workload {
   }
 
   const metrics::Histogram* own_latency() const override { return &round_trip_; }
+  const metrics::Histogram* own_service_time() const override {
+    return env_.open_loop != nullptr ? &service_ : nullptr;
+  }
+
+  // The bound the open loop's slots give by default: the closed loop's messages in flight are
+  // its concurrency, while the open loop's bound is there only to catch overload.
+  static constexpr unsigned kMinOpenLoopSlots = 64;
+  unsigned open_loop_slots() const override {
+    return std::max(kMinOpenLoopSlots, params_.connections * params_.in_flight);
+  }
+
+  // The pacer's thread, alone: one message on the slot's connection, sent now.
+  bool issue(unsigned slot) override {
+    const std::uint32_t conn = slot % static_cast<std::uint32_t>(clients_.size());
+    ClientConn& c = clients_[conn];
+    if (c.open_dead.load(std::memory_order_relaxed)) return false;
+    const std::uint64_t m = c.open_sent.load(std::memory_order_relaxed);
+    const std::uint32_t size = params_.message_size;
+    fill_echo_messages(pacer_tx_.get(), conn, m, 1, size);
+    c.fifo[m % fifo_depth_].store(slot, std::memory_order_relaxed);
+    c.open_sent.store(m + 1, std::memory_order_release);  // before the bytes can come back
+    if (!io_->client_send_now(conn, pacer_tx_.get(), size)) {
+      // The stream is broken (part of the message may have gone): nothing more on it.
+      c.open_dead.store(true, std::memory_order_relaxed);
+      ++pacer_send_failures_;
+      return false;  // the pacer frees the slot and counts the failure
+    }
+    ++pacer_sent_;
+    return true;
+  }
 
  private:
   void close_conn(std::uint32_t conn) {
@@ -222,9 +269,12 @@ class SocketWorkload final : public Workload {
   // have passed), half-closes every connection so that the server sees end of stream.
   void generate() {
     std::uint64_t t = metrics::now_ns();
+    const bool open = env_.open_loop != nullptr;
     for (std::uint32_t i = 0; i < clients_.size(); ++i) {
-      clients_[i].pending = params_.in_flight;
-      try_send(i, t);
+      if (!open) {  // open loop: the pacer sends
+        clients_[i].pending = params_.in_flight;
+        try_send(i, t);
+      }
       arm_client_recv(i);
     }
     std::uint64_t stop_deadline = 0;
@@ -232,8 +282,10 @@ class SocketWorkload final : public Workload {
     while (!force_exit_.load(std::memory_order_relaxed)) {
       if (env_.phase->load(std::memory_order_acquire) == kStopping) {
         if (stop_deadline == 0) stop_deadline = metrics::now_ns() + 2'000'000'000ull;
-        bool quiet = true;
-        for (const auto& c : clients_) quiet = quiet && (c.dead || c.done_msgs == c.sent_msgs);
+        const bool pacer_done = !open || env_.open_loop->stopped();
+        if (open && !pacer_done) stop_deadline = metrics::now_ns() + 2'000'000'000ull;
+        bool quiet = pacer_done;
+        for (const auto& c : clients_) quiet = quiet && (c.dead || c.done_msgs == sent(c));
         if (quiet || metrics::now_ns() > stop_deadline) {
           if (!quiet) ++generator_errors_;
           for (std::uint32_t i = 0; i < clients_.size(); ++i) io_->client_shutdown_send(i);
@@ -247,6 +299,10 @@ class SocketWorkload final : public Workload {
       t = metrics::now_ns();
       for (const io::ClientDone& d : done) handle(d, t);
     }
+  }
+
+  std::uint64_t sent(const ClientConn& c) const {
+    return env_.open_loop != nullptr ? c.open_sent.load(std::memory_order_acquire) : c.sent_msgs;
   }
 
   void arm_client_recv(std::uint32_t i) {
@@ -313,7 +369,7 @@ class SocketWorkload final : public Workload {
     }
     verify(d.conn, d.bytes, t);
     arm_client_recv(d.conn);
-    try_send(d.conn, t);
+    if (env_.open_loop == nullptr) try_send(d.conn, t);
   }
 
   // Checks the echoed bytes, records the round trip of every message they complete.
@@ -324,6 +380,10 @@ class SocketWorkload final : public Workload {
     bytes_verified_ += bytes;
     const int phase = env_.phase->load(std::memory_order_relaxed);
     const std::uint64_t size = params_.message_size;
+    if (env_.open_loop != nullptr) {
+      verify_open(c, phase, t);
+      return;
+    }
     while ((c.done_msgs + 1) * size <= c.rx_bytes) {
       const std::uint64_t sent_at = c.t_sent[c.done_msgs % params_.in_flight];
       if (phase == kMeasuring) {
@@ -333,6 +393,25 @@ class SocketWorkload final : public Workload {
       ++c.done_msgs;
       ++messages_verified_;
       if (phase != kStopping) ++c.pending;
+    }
+  }
+
+  // Open loop: every whole message echoed is timed from its slot's times and frees the slot.
+  void verify_open(ClientConn& c, int phase, std::uint64_t t) {
+    const std::uint64_t size = params_.message_size;
+    const std::uint64_t sent_msgs = c.open_sent.load(std::memory_order_acquire);
+    while ((c.done_msgs + 1) * size <= c.rx_bytes && c.done_msgs < sent_msgs) {
+      const std::uint32_t slot = c.fifo[c.done_msgs % fifo_depth_].load(std::memory_order_relaxed);
+      if (phase == kMeasuring) {
+        const std::uint64_t intended = env_.open_loop->intended_ns(slot);
+        const std::uint64_t issued = env_.open_loop->issue_ns(slot);
+        round_trip_.record(t >= intended ? t - intended : 0);
+        service_.record(t >= issued ? t - issued : 0);
+        ++window_round_trips_;
+      }
+      ++c.done_msgs;
+      ++messages_verified_;
+      env_.open_loop->release(slot);
     }
   }
 
@@ -352,10 +431,15 @@ class SocketWorkload final : public Workload {
   const char* generator_priority_ = "";  // set by the generator thread before it is ready
   std::atomic<bool> force_exit_{false};
   // Written by the generator thread only; read after it has been joined.
-  metrics::Histogram round_trip_;
+  metrics::Histogram round_trip_;  // open loop: the response time (intended -> echoed)
+  metrics::Histogram service_;     // open loop: send -> echoed
   std::uint64_t messages_sent_ = 0, messages_verified_ = 0, bytes_verified_ = 0;
   std::uint64_t window_round_trips_ = 0, mismatched_bytes_ = 0, generator_errors_ = 0;
   std::uint64_t unexpected_eof_ = 0;
+  // The open loop's pacer thread only; read after it has been joined.
+  std::uint32_t fifo_depth_ = 0;
+  std::unique_ptr<std::uint8_t[]> pacer_tx_;
+  std::uint64_t pacer_sent_ = 0, pacer_send_failures_ = 0;
 };
 
 }  // namespace

@@ -25,7 +25,7 @@ QUICK = ["--concurrency", "N", "--pool", "N", "--blocking", "0", "--work-us", "2
     (["run", "--load", "0"], "--load"),
     (["run", "--rate", "100", "--load", "0.5"], "--load"),
     (["run", "--rate", "100", "--arrivals", "uniform"], "--arrivals"),
-    (["run", "--rate", "100", "--workload", "socket"], "--rate"),
+    (["run", "--rate", "100", "--workload", "socket", "--dispatch", "per-thread"], "--dispatch"),
     (["run", "--load", "0.5", "--dispatch", "per-thread"], "--dispatch"),
     (["run", "--rate", "100", "--no-metrics"], "--no-metrics"),
     (["sweep", "--quick", "--load", "0.5,1.2"], "--load"),
@@ -43,9 +43,11 @@ def test_bad_open_loop_input_names_the_flag_and_writes_nothing(binary: Path, tmp
     assert not out.exists()
 
 
-def test_an_open_loop_run_records_what_it_offered_and_achieved(binary: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("workload", ["post", "socket"])
+def test_an_open_loop_run_records_what_it_offered_and_achieved(binary: Path, tmp_path: Path,
+                                                                workload: str) -> None:
     out = tmp_path / "r.json"
-    done = run(binary, "run", "--workload", "post", *QUICK, "--rate", "1500", "--arrivals", "constant",
+    done = run(binary, "run", "--workload", workload, *QUICK, "--rate", "1500", "--arrivals", "constant",
                "--repetitions", "2", "--json", str(out))
     assert done.returncode == 0, done.stderr
     assert "offered 1500/s" in done.stdout and "generator lag p99" in done.stdout
@@ -58,6 +60,7 @@ def test_an_open_loop_run_records_what_it_offered_and_achieved(binary: Path, tmp
         assert o["issued"] + o["unissued"] == o["arrivals_in_window"]
         assert o["service_time_us"]["p50"] <= r["latency_us"]["p50"]
         assert r["latency_source"].startswith("intended arrival")
+        assert r["errors"] == 0
         assert o["generator_bound"] == (o["generator_bound_because"] is not None)
     assert "p999" in point["summary"]["latency_us"] and "open_loop" in point["summary"]
 

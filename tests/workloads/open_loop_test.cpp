@@ -120,6 +120,48 @@ TEST(OpenLoop, FileReadsAreIssuedAtTheirTimesIntoFreeSlots) {
   EXPECT_EQ(r.open_loop->in_flight_bound, 8u) << "the file workload's bound is --outstanding";
 }
 
+// The socket workload times its messages on the generator's side (a round trip from the
+// intended time), not in the pool, so its latency counts messages and its ops count receives.
+void expect_every_message_accounted(const RunResult& r) {
+  ASSERT_TRUE(r.open_loop.has_value());
+  const auto& o = *r.open_loop;
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_TRUE(r.drained);
+  EXPECT_GT(o.arrivals_in_window, 0u);
+  EXPECT_EQ(o.issued + o.unissued, o.arrivals_in_window);
+  EXPECT_EQ(o.issue_failures, 0u);
+  EXPECT_GT(r.latency.count, 0u);
+  EXPECT_EQ(o.service_time.count, r.latency.count) << "each timed message has both times";
+  EXPECT_LE(o.service_time.p50, r.latency.p50);
+  EXPECT_LE(o.service_time.p99, r.latency.p99);
+  EXPECT_LE(o.service_time.max, r.latency.max);
+  const auto& stats = r.workload_stats;
+  EXPECT_EQ(stats.at("mismatched_bytes"), 0);
+  EXPECT_EQ(stats.at("messages_verified"), stats.at("messages_sent")) << "every message sent came back";
+  EXPECT_NE(r.latency_source.find("intended"), std::string::npos) << r.latency_source;
+}
+
+TEST(OpenLoop, SocketMessagesAreSentAtTheirTimesAndTimedFromThem) {
+  const PointSpec spec = open_spec(WorkloadKind::socket, 1000);
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
+  expect_every_message_accounted(r);
+  EXPECT_EQ(r.open_loop->in_flight_bound, 64u) << "16 connections x 1 message, raised to 64";
+  EXPECT_GE(r.workload_stats.at("messages_sent").get<std::uint64_t>(), r.open_loop->issued);
+}
+
+TEST(OpenLoop, SocketOverloadIsBoundedHeldAndMarkedNotHung) {
+  PointSpec spec = open_spec(WorkloadKind::socket, 1'000'000);
+  spec.work_us = 200;
+  spec.open_loop.in_flight_bound = 4;
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
+  expect_every_message_accounted(r);
+  const auto& o = *r.open_loop;
+  EXPECT_TRUE(o.over_capacity()) << o.over_capacity_because;
+  EXPECT_GT(o.held + o.unissued, 0u);
+  EXPECT_EQ(o.in_flight_bound, 4u);
+  EXPECT_GT(r.latency.p99, 2 * o.service_time.p99) << "the wait for a slot is in the response time";
+}
+
 std::string refused_flag(const PointSpec& spec) {
   try {
     iocpbench::engine::validate_point(spec);
