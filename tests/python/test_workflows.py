@@ -4,12 +4,14 @@ the set-up scripts the runners use.
 Checked here: valid YAML; the machine matrix (two Windows versions, Linux x64 and arm64, the arm64
 runner left out in a private repository, where GitHub has none); each machine builds, tests,
 probes, runs the quick sweep with enough repetitions for the compare job's U test and uploads its
-results named by runner; the final job downloads them all, compares, draws the charts and writes
-the job summary; every action is a major that runs on Node 24; the msvc preset takes the newest
-Visual Studio, vcpkg.json pins a builtin-baseline and the binary cache is saved even when a later
-step fails; the compare job's Python dependencies are pinned; setup-deps.sh asks Ubuntu for no
-package it lacks. actionlint always runs (scripts/lint-workflows.sh installs the pinned linter;
-scripts/setup-deps.sh calls it): a missing linter fails the test, it never skips.
+results named by runner, the probe, the sweep and the upload also after a failed test, with the
+job still red; the final job downloads them all, compares, draws the charts and writes the job
+summary, the charts, report and upload also after a failed compare; vcpkg builds a release-only
+triplet named in its cache key; every action is a major that runs on Node 24; the msvc preset
+takes the newest Visual Studio, vcpkg.json pins a builtin-baseline and the binary cache is saved
+even when a later step fails; the compare job's Python dependencies are pinned; setup-deps.sh
+asks Ubuntu for no package it lacks. actionlint always runs (scripts/lint-workflows.sh installs the
+pinned linter; scripts/setup-deps.sh calls it): a missing linter fails the test, it never skips.
 """
 
 from __future__ import annotations
@@ -79,18 +81,93 @@ def test_arm_runner_is_left_out_of_a_private_repository(workflow: dict) -> None:
     assert "!cancelled()" in workflow["jobs"]["compare"]["if"]
 
 
+def _upload(job: dict, name: str) -> dict:
+    return next(s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")
+                and s["with"]["name"] == name)
+
+
 def test_each_machine_builds_tests_probes_sweeps_and_uploads(workflow: dict) -> None:
     job = workflow["jobs"]["machine"]
     runs = _runs(job)
-    assert "cmake --workflow --preset release" in runs
+    assert "cmake --preset release" in runs
     assert "cmake --preset msvc" in runs
-    assert "cmake --build --preset msvc" in runs and "ctest --preset msvc" in runs
+    # One build step and one test step for both families, each with its family's preset.
+    preset = job["env"]["PRESET"]
+    assert "'msvc'" in preset and "'release'" in preset and "windows" in preset, preset
+    assert _step(job, "Build")["run"].startswith('cmake --build --preset "$PRESET"')
+    assert _step(job, "Test")["run"] == 'ctest --preset "$PRESET"'
     assert "probe --json" in runs
     assert "results-$RUNNER_LABEL.json" in runs
-    uploads = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
-    assert len(uploads) == 1
-    assert uploads[0]["with"]["name"] == "results-${{ matrix.runner }}"
-    assert "results-${{ matrix.runner }}.json" in uploads[0]["with"]["path"]
+    upload = _upload(job, "results-${{ matrix.runner }}")
+    assert "results-${{ matrix.runner }}.json" in upload["with"]["path"]
+
+
+def test_a_failed_test_still_leaves_the_probe_the_sweep_and_their_upload(workflow: dict) -> None:
+    """Build and test are separate steps; what needs only the build (info, probe, sweep) runs
+    whenever the build succeeded, the upload whenever anything may have been produced, and the
+    job still ends red on a failed test: no step hides its failure (continue-on-error)."""
+    job = workflow["jobs"]["machine"]
+    steps = job["steps"]
+    names = [s.get("name", "") for s in steps]
+    build, test = _step(job, "Build"), _step(job, "Test")
+    assert build["id"] == "build" and test["id"] == "test"
+    assert "if" not in test, "the test step runs exactly when the build succeeded"
+    assert "ctest" not in build["run"]
+    after_build = ("Test", "Machine and build metadata", "Probe the port", "Quick sweep")
+    assert [n.split(" ")[0] for n in names if n.startswith(after_build)] == \
+        ["Test", "Machine", "Probe", "Quick"]
+    assert names.index(build["name"]) < names.index(test["name"]) < \
+        names.index("Machine and build metadata")
+    for name in after_build[1:]:
+        condition = _step(job, name)["if"]
+        assert "!cancelled()" in condition and "steps.build.outcome == 'success'" in condition, name
+        assert "always()" not in condition, f"{name}: always() runs even when the run is cancelled"
+    upload = _upload(job, "results-${{ matrix.runner }}")
+    assert upload["if"].replace(" ", "") == "${{!cancelled()}}"
+    assert upload["with"]["if-no-files-found"] == "warn"
+    log = _upload(job, "test-log-${{ matrix.runner }}")
+    assert "steps.test.outcome == 'failure'" in log["if"]
+    assert "Testing/Temporary/LastTest" in log["with"]["path"]
+    assert not log["with"]["name"].startswith("results-"), "the compare job downloads results-*"
+    for each in workflow["jobs"].values():
+        for step in each["steps"]:
+            assert "continue-on-error" not in step, step.get("name")
+        assert "continue-on-error" not in each
+
+
+def test_compare_job_reports_and_uploads_after_a_failed_compare(workflow: dict) -> None:
+    job = workflow["jobs"]["compare"]
+    names = [s.get("name", "") for s in job["steps"]]
+    compare = _step(job, "Compare")
+    assert "if" not in compare  # a failed compare fails the job
+    after = names[names.index(compare["name"]) + 1:]
+    assert {"Charts", "HTML report", "Upload charts and report"} <= set(after), after
+    for name in after:
+        assert _step(job, name)["if"].replace(" ", "") == "${{!cancelled()}}", name
+    assert "iocpbench-charts" in _step(job, "Charts")["run"]
+    assert "iocpbench-report" in _step(job, "HTML report")["run"]
+    assert _upload(job, "comparison")["with"]["if-no-files-found"] == "warn"
+
+
+def test_vcpkg_builds_the_release_triplet_only(workflow: dict) -> None:
+    """The CI builds vcpkg's ports for a triplet of this project's (cmake/triplets): the msvc
+    preset's static libraries and static CRT, release only, and names it in the cache key."""
+    job = workflow["jobs"]["machine"]
+    triplet = job["env"]["VCPKG_TRIPLET"]
+    path = ROOT / "cmake" / "triplets" / f"{triplet}.cmake"
+    settings = dict(re.findall(r"^set\((\w+) (\w+)\)", path.read_text(), re.M))
+    presets = json.loads((ROOT / "CMakePresets.json").read_text())
+    msvc = next(p for p in presets["configurePresets"] if p["name"] == "msvc")["cacheVariables"]
+    assert msvc["VCPKG_TARGET_TRIPLET"] == "x64-windows-static"
+    assert msvc["CMAKE_MSVC_RUNTIME_LIBRARY"].startswith("MultiThreaded$")  # the static CRT
+    assert settings == {"VCPKG_TARGET_ARCHITECTURE": "x64", "VCPKG_CRT_LINKAGE": "static",
+                        "VCPKG_LIBRARY_LINKAGE": "static", "VCPKG_BUILD_TYPE": "release"}
+    configure = _step(job, "Configure (msvc preset")["run"]
+    assert "/cmake/triplets" in configure and '"-DVCPKG_OVERLAY_TRIPLETS=' in configure
+    assert '"-DVCPKG_TARGET_TRIPLET=$env:VCPKG_TRIPLET"' in configure
+    assert '"-DVCPKG_HOST_TRIPLET=$env:VCPKG_TRIPLET"' in configure
+    key = _step(job, "vcpkg at the manifest's builtin-baseline")["run"]
+    assert "$VCPKG_TRIPLET" in key and "cmake/triplets/" in key
 
 
 def test_the_sweep_has_enough_runs_per_point_for_a_significant_u_test(workflow: dict) -> None:
