@@ -12,12 +12,15 @@
 #include "cli/interrupt.hpp"
 #include "cli/option_help.hpp"
 #include "cli/sweep_flags.hpp"
+#include "cli/slo_report.hpp"
 #include "cli/tune_report.hpp"
 #include "platform/platform.hpp"
 #include "platform/file_lock.hpp"
 #include "results/write.hpp"
 #include "sweep/progress.hpp"
 #include "tune/search.hpp"
+#include "tune/slo_json.hpp"
+#include "tune/slo_search.hpp"
 #include "tune/tune_json.hpp"
 
 namespace iocpbench::cli {
@@ -26,7 +29,8 @@ namespace {
 struct TuneOptions {
   SweepFlags flags;
   std::string threshold, screen_repetitions, finalists, max_repetitions;
-  bool quiet = false, refine = false;
+  std::string slo, rate, load;  // the latency tuner
+  bool quiet = false, refine = false, max_rate = false;
 };
 
 void add_tune_options(CLI::App& command, TuneOptions& o) {
@@ -57,6 +61,18 @@ void add_tune_options(CLI::App& command, TuneOptions& o) {
                    "let them be the answer: a finer answer, but one that can move between reruns, because "
                    "neighbouring settings near the best are a few percent apart (docs/tuning.md)");
   command.add_flag("--quiet", o.quiet, "no progress display");
+  add_text_option(command, "--slo", o.slo,
+                  "tune for a latency target instead of throughput: PERCENTILE<=LIMIT with a unit, e.g. p99<=5ms "
+                  "(p50, p90, p99, p99.9; ns, us, ms, s), under open-loop arrivals at --rate or --load, or with "
+                  "--max-rate; its rounds are --repetitions (default " +
+                      std::to_string(tune::kDefaultSloRounds) + ")",
+                  "SLO", "");
+  add_text_option(command, "--rate", o.rate, "with --slo: the offered rate, requests per second", "FLOAT", "");
+  add_text_option(command, "--load", o.load, "with --slo: the offered load, a fraction in (0, 1] of each setting's "
+                  "closed-loop capacity (measured first in each run)", "FLOAT", "");
+  command.add_flag("--max-rate", o.max_rate,
+                   "with --slo: per setting, the highest rate whose percentile is shown under the limit "
+                   "(bisection up to its closed-loop capacity); recommends the setting that carries the most");
 }
 
 // What the tuner runs, from the options and checked (BadInput naming the flag otherwise).
@@ -95,6 +111,40 @@ tune::Settings settings_from(const TuneOptions& o) {
   return s;
 }
 
+// The latency tuner's settings (BadInput naming the flag otherwise); nullopt without --slo.
+std::optional<tune::SloSettings> slo_settings_from(const TuneOptions& o) {
+  const bool offered = !o.rate.empty() || !o.load.empty() || o.max_rate;
+  if (o.slo.empty()) {
+    if (!o.rate.empty()) throw BadInput{"--rate", "only with --slo (the throughput tuner runs the closed loop)"};
+    if (!o.load.empty()) throw BadInput{"--load", "only with --slo (the throughput tuner runs the closed loop)"};
+    if (o.max_rate) throw BadInput{"--max-rate", "only with --slo"};
+    return std::nullopt;
+  }
+  std::string why;
+  const std::optional<tune::Slo> slo = tune::parse_slo(o.slo, why);
+  if (!slo) throw BadInput{"--slo", why};
+  if (!offered) throw BadInput{"--slo", "needs the load it is for: --rate R, --load F or --max-rate"};
+  if ((!o.rate.empty()) + (!o.load.empty()) + o.max_rate > 1) {
+    throw BadInput{o.max_rate ? "--max-rate" : "--load", "give one of --rate, --load and --max-rate"};
+  }
+  tune::SloSettings s;
+  s.slo = *slo;
+  s.max_rate = o.max_rate;
+  if (!o.rate.empty()) s.open_loop.rate_ops_per_s = parse_number_flag(o.rate, "--rate");
+  if (!o.load.empty()) s.open_loop.load = parse_number_flag(o.load, "--load");
+  if (!o.rate.empty() && !(s.open_loop.rate_ops_per_s > 0)) throw BadInput{"--rate", "must be a positive number"};
+  if (!o.load.empty() && !(s.open_loop.load > 0)) throw BadInput{"--load", "must be a fraction in (0, 1]"};
+  for (const char* flag : {"--threshold", "--screen-repetitions", "--finalists", "--max-repetitions"}) {
+    const bool given = (std::string(flag) == "--threshold" && !o.threshold.empty()) ||
+                       (std::string(flag) == "--screen-repetitions" && !o.screen_repetitions.empty()) ||
+                       (std::string(flag) == "--finalists" && !o.finalists.empty()) ||
+                       (std::string(flag) == "--max-repetitions" && !o.max_repetitions.empty());
+    if (given) throw BadInput{flag, "not with --slo (the throughput tuner's)"};
+  }
+  if (o.refine) throw BadInput{"--refine", "not with --slo"};
+  return s;
+}
+
 // The tuner's runs: real points, a progress display per batch of rounds on stderr, and the
 // interrupt handlers (installed when the search starts, as the sweep's are).
 class ProgressRunner final : public tune::Runner {
@@ -119,7 +169,41 @@ class ProgressRunner final : public tune::Runner {
   std::optional<sweep::Progress> progress_;
 };
 
+int slo_command(const TuneOptions& o, tune::SloSettings slo) {
+  TuneOptions base = o;
+  if (o.flags.repetitions.empty()) base.flags.repetitions = std::to_string(tune::kDefaultSloRounds);
+  const unsigned rounds = parse_count_flag(base.flags.repetitions, "--repetitions", 1);
+  if (rounds < tune::kMinSloRounds) {
+    throw BadInput{"--repetitions", "tune --slo needs at least " + std::to_string(tune::kMinSloRounds) +
+                                        " rounds (a 95% bound on a median needs 5 runs)"};
+  }
+  if (rounds > 1000) throw BadInput{"--repetitions", "more than 1000"};
+  base.flags.repetitions = std::to_string(std::max(rounds, tune::kMinFinalRounds));  // settings_from's own minimum
+  const tune::Settings s = settings_from(base);
+  slo.grid = s.grid;
+  slo.grid.repetitions = rounds;
+  slo.rounds = rounds;
+  slo.logical_cpus = s.logical_cpus;
+  slo.open_loop.seed = s.grid.seed;
+  // The open loop's own checks (dispatch, metrics, rates), before any run or file.
+  engine::PointSpec probe = sweep::expand(slo.grid, slo.logical_cpus).front();
+  probe.open_loop = slo.open_loop;
+  if (slo.max_rate) probe.open_loop.rate_ops_per_s = 1000;
+  engine::validate_point(probe);
+  const platform::FileLock json_lock = o.flags.json.empty() ? platform::FileLock() : lock_output_file(o.flags.json, "--json");
+  ProgressRunner runner(o.quiet);
+  const tune::SloOutcome outcome = tune::slo_search(slo, runner);
+  print_slo_report(std::cout, outcome);
+  if (!o.flags.json.empty()) {
+    results::write_file(o.flags.json, tune::slo_document(outcome));
+    std::cout << "  evidence: " << o.flags.json << "\n";
+  }
+  if (outcome.interrupted) return kExitInterrupted;
+  return outcome.recommended ? kExitOk : kExitNoneShown;
+}
+
 int tune_command(const TuneOptions& o) {
+  if (auto slo = slo_settings_from(o)) return slo_command(o, std::move(*slo));
   const tune::Settings s = settings_from(o);
   // Held until the command returns: no other writer meanwhile.
   const platform::FileLock json_lock = o.flags.json.empty() ? platform::FileLock() : lock_output_file(o.flags.json, "--json");
@@ -150,7 +234,8 @@ CommandBody add_tune_command(CLI::App& app) {
       "plausible settings together in interleaved rounds, more of them while the answer is "
       "undecided. The recommendation is the smallest pool, then the smallest concurrency, not "
       "shown worse than 1 - threshold of the best: the 90% CI of its throughput ratio to the best "
-      "reaches 1 - threshold (docs/tuning.md).");
+      "reaches 1 - threshold (docs/tuning.md). With --slo p99<=X and --rate, --load or --max-rate it "
+      "tunes for a latency target under open-loop arrivals instead (exit 3 when no setting was shown to meet it).");
   auto options = std::make_shared<TuneOptions>();
   add_tune_options(*command, *options);
   return [options]() { return tune_command(*options); };
