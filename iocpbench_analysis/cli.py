@@ -1,4 +1,4 @@
-"""Console scripts: iocpbench-charts, iocpbench-report, iocpbench-compare.
+"""Console scripts: iocpbench-charts, iocpbench-report, iocpbench-compare (iocpbench-ab is in ab.py).
 
 Exit status follows the harness's contract: 0 success, 2 bad input, 130 interrupted; compare
 adds 1 (FAIL: a regression, or a BASE or NEW file that is not a whole run) and 3 (INCONCLUSIVE:
@@ -197,7 +197,10 @@ def compare_parser() -> argparse.ArgumentParser:
         "ratio of geometric means with its 95% CI and an exact permutation p-value. The gate "
         "(docs/verdicts.md): a point regresses when its simultaneous bound (Bonferroni over the "
         "points, family false-alarm rate --alpha) is beyond --fail-above; the comparison regresses "
-        "when the geometric mean ratio's 95% CI is. It fails closed: BASE and NEW must each be a "
+        "when the geometric mean ratio's 95% CI (clustered by round: runs of one round share an effect) "
+        "is. Two files of one iocpbench-ab session (or any two with --paired) are judged as paired "
+        "rounds: per point the mean of the per-round log ratios, so drift between rounds cancels. "
+        "It fails closed: BASE and NEW must each be a "
         "whole run (complete; no run with errors, undrained, failed or at zero or null throughput; "
         "no point twice; every point of BASE in NEW with runs), and what cannot be judged makes the "
         "result inconclusive, never a pass. Prints a Markdown table (one column per NEW file), ready "
@@ -253,6 +256,9 @@ def compare_parser() -> argparse.ArgumentParser:
                         "are compared (refused otherwise) and the comparison reports ratios and whether the "
                         "machines rank the settings alike, without gating (exit status below); a note on "
                         "stderr says when the files' machines or settings differ")
+    p.add_argument("--paired", action="store_true",
+                   help="judge each NEW file's runs paired with BASE's by round (their `repetition`), as for "
+                        "two files of one iocpbench-ab session, which are paired without it")
     p.add_argument("--chart", type=_chart_path, metavar="FILE.png",
                    help="also draw the ratios with their CIs (format from the extension: png, svg, pdf)")
     return p
@@ -269,7 +275,8 @@ def _compare(args: argparse.Namespace) -> int:
     news = load_all(args.new)
     report = compare_results(base, news, METRICS[args.metric], fail_above=args.fail_above,
                              alpha=args.alpha, ignore_port=args.ignore_port, allow_missing=args.allow_missing,
-                             max_detectable=args.max_detectable_loss, cross_machine=args.cross_machine)
+                             max_detectable=args.max_detectable_loss, cross_machine=args.cross_machine,
+                             paired=args.paired)
     if args.chart:
         from .charts import ratio_chart
 
@@ -317,9 +324,16 @@ def answer_main(argv: Sequence[str] | None = None) -> int:
     return _guarded("iocpbench-answer", answer_parser(), _answer, argv)
 
 
+def ab_main(argv: Sequence[str] | None = None) -> int:
+    from .ab import main
+
+    return main(argv)
+
+
 TOOLS: dict[str, Callable[[Sequence[str] | None], int]] = {
     "charts": charts_main,
     "report": report_main,
     "compare": compare_main,
     "answer": answer_main,
+    "ab": ab_main,
 }

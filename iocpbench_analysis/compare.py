@@ -5,6 +5,10 @@ exact permutation p-value (descriptive). The verdict is the gate's (gate.py,
 docs/verdicts.md): a simultaneous bound beyond the margin at a point, or the geometric mean
 ratio of all points beyond it, with a 5% false-alarm rate for the whole comparison.
 
+Two files of one A/B session (iocpbench-ab: a top-level `ab` block with the same session), or
+any two with `paired`, are judged as paired rounds (gate.py): per point the mean of the
+per-round log ratios, so the machine's drift between rounds cancels.
+
 The gate fails closed: a comparison that cannot show "no regression" never passes. Its status
 (Status) is one of three:
 
@@ -80,6 +84,9 @@ class PointComparison:
     bound: float | None = None  # the simultaneous bound the verdict compared with the margin
     # The smallest loss (worse_pct) the gate could show at this point (gate.detectable_ratio).
     detectable_pct: float | None = None
+    # Judged as paired rounds: how many rounds the point has on both sides.
+    paired: bool = False
+    paired_rounds: int = 0
 
     @property
     def regression(self) -> bool:
@@ -95,13 +102,16 @@ class PointComparison:
 
     @property
     def too_few_runs(self) -> bool:
-        """Runs on both sides, but too few to judge (a side without any is a missing point)."""
-        return self.verdict == gate.NO_VERDICT and 0 < min(self.n_base, self.n_new) < gate.MIN_RUNS
+        """Runs on both sides, but too few to judge (a side without any is a missing point);
+        paired, too few rounds with a run on both sides."""
+        if self.verdict != gate.NO_VERDICT or min(self.n_base, self.n_new) == 0:
+            return False
+        return min(self.n_base, self.n_new) < gate.MIN_RUNS or (self.paired and self.paired_rounds < gate.MIN_RUNS)
 
     @property
     def unjudged(self) -> bool:
         """Enough runs, and still no verdict: values the gate cannot use (zero, below zero)."""
-        return self.verdict == gate.NO_VERDICT and min(self.n_base, self.n_new) >= gate.MIN_RUNS
+        return self.verdict == gate.NO_VERDICT and min(self.n_base, self.n_new) >= gate.MIN_RUNS and not self.too_few_runs
 
 
 # Which side of a matched pair missed its blocking ratio (blocking_fidelity.within_tolerance
@@ -159,6 +169,10 @@ class MachineComparison:
     # A cross-machine comparison: per group of points that differ only in concurrency and
     # pool, whether the machines rank the settings alike (empty for a gate).
     ranks: list[xm.RankComparison] = field(default_factory=list)
+    # Judged as paired rounds (gate.py), and the A/B session both files belong to (None when
+    # pairing was asked for with --paired rather than found).
+    paired: bool = False
+    session: str | None = None
 
     @property
     def regressions(self) -> list[PointComparison]:
@@ -418,11 +432,42 @@ def compare_pair(
                         labels=[label or point_label(base)], seed=seed)[0][0]
 
 
-def _sample(b_runs: list[float], n_runs: list[float]) -> gate.Sample | None:
+def run_rounds(point: dict[str, Any], metric: str) -> tuple[list[float], list[int]]:
+    """Per-run values of a metric (as metrics.run_values) and each one's round: the run's
+    `repetition`, or its position where it has none."""
+    values: list[float] = []
+    rounds: list[int] = []
+    for i, r in enumerate(point.get("runs") or []):
+        if not isinstance(r, dict):
+            continue
+        found = stats.clean([dig(r, metric)])
+        if found:
+            rep = r.get("repetition")
+            values.append(found[0])
+            rounds.append(rep if isinstance(rep, int) and not isinstance(rep, bool) else i)
+    return values, rounds
+
+
+def _sample(b_runs: list[float], n_runs: list[float], b_rounds: list[int] | None = None,
+            n_rounds: list[int] | None = None) -> gate.Sample | None:
     lb, ln = stats.logs(b_runs), stats.logs(n_runs)
     if not lb or not ln:
         return None
-    return gate.Sample(tuple(lb), tuple(ln))
+    return gate.Sample(tuple(lb), tuple(ln), tuple(b_rounds) if b_rounds is not None else None,
+                       tuple(n_rounds) if n_rounds is not None else None)
+
+
+def ab_session(results: Results) -> str | None:
+    """The A/B session a file belongs to (iocpbench-ab's top-level `ab.session`), else None."""
+    ab = results.data.get("ab")
+    session = ab.get("session") if isinstance(ab, dict) else None
+    return session if isinstance(session, str) and session else None
+
+
+def same_session(base: Results, new: Results) -> str | None:
+    """The session two files share (their rounds are paired), else None."""
+    b = ab_session(base)
+    return b if b is not None and b == ab_session(new) else None
 
 
 def _descriptive(base: dict[str, Any], new: dict[str, Any], metric: Metric, b_runs: list[float],
@@ -447,12 +492,16 @@ def compare_rows(
     alpha: float = DEFAULT_ALPHA,
     labels: list[str],
     seed: int = 0,
+    paired: bool = False,
 ) -> tuple[list[PointComparison], gate.GlobalVerdict, float | None]:
-    """Every matched point of one comparison, judged together (the gate's K is len(pairs))."""
-    runs = [(run_values(b, metric.name), run_values(n, metric.name)) for b, n in pairs]
-    samples = [_sample(b, n) for b, n in runs]
+    """Every matched point of one comparison, judged together (the gate's K is the number of
+    gated points); `paired`: as paired rounds."""
+    with_rounds = [(run_rounds(b, metric.name), run_rounds(n, metric.name)) for b, n in pairs]
+    runs = [(b[0], n[0]) for b, n in with_rounds]
+    samples = [_sample(b[0], n[0], b[1], n[1]) for b, n in with_rounds]
     present = [s for s in samples if s is not None]
-    judged = gate.judge(present, margin_pct=fail_above, higher_is_better=metric.higher_is_better, alpha=alpha)
+    judged = gate.judge(present, margin_pct=fail_above, higher_is_better=metric.higher_is_better, alpha=alpha,
+                        paired=paired)
     verdicts = iter(judged.points)
     rows: list[PointComparison] = []
     for (bp, np_), (b_runs, n_runs), sample, label in zip(pairs, runs, samples, labels):
@@ -475,6 +524,8 @@ def compare_rows(
             verdict=v.verdict if v is not None else gate.NO_VERDICT,
             bound=v.bound if v is not None else None,
             detectable_pct=_worse_pct(v.detectable, metric) if v is not None and v.detectable is not None else None,
+            paired=paired,
+            paired_rounds=sample.paired_rounds if sample is not None and paired else 0,
         ))
     return rows, judged.overall, judged.pooled_sd
 
@@ -513,7 +564,8 @@ def inconclusive_reasons(mc: MachineComparison, metric: Metric, max_detectable: 
         reasons.append("no point of base was compared (none matched)")
     few = [r.label for r in mc.rows.values() if r.too_few_runs and r.label not in same]
     if few:
-        reasons.append(f"{len(few)} point(s) with fewer than {gate.MIN_RUNS} runs a side, not judged (at {named(few)})"
+        unit = "rounds with a run on both sides (paired)" if mc.paired else "runs a side"
+        reasons.append(f"{len(few)} point(s) with fewer than {gate.MIN_RUNS} {unit}, not judged (at {named(few)})"
                        + ("; none could be: the table is descriptive only" if not mc.gated_points else ""))
     unjudged = [r.label for r in mc.rows.values() if r.unjudged]
     if unjudged:
@@ -546,10 +598,12 @@ def compare_results(
     allow_missing: bool = False,
     max_detectable: float | None = None,
     cross_machine: bool = False,
+    paired: bool = False,
 ) -> CompareReport:
     """The whole comparison. Raises SetupRefused when a NEW file's machine or run settings
     differ from BASE's and cross_machine is not set. max_detectable defaults to
-    gate.default_max_detectable(fail_above)."""
+    gate.default_max_detectable(fail_above). A NEW file of BASE's A/B session is judged as
+    paired rounds, every NEW file when `paired` (not across machines: that does not gate)."""
     limit = gate.default_max_detectable(fail_above) if max_detectable is None else max_detectable
     diffs = [setup_differences(base, new) for new in news]
     if not cross_machine:
@@ -567,6 +621,9 @@ def compare_results(
     for new, label, diff in zip(news, labels[1:], diffs):
         matching = match_points(base.points, new.points, ignore_port=ignore_port)
         mc = MachineComparison(results=new, label=label, matching=matching, setup_differences=diff)
+        if not cross_machine:
+            mc.session = same_session(base, new)
+            mc.paired = paired or mc.session is not None
         kept: list[tuple[dict[str, Any], dict[str, Any]]] = []
         for bp, np_ in matching.pairs:
             out = left_out(bp, np_, point_label(bp, ignore_port=ignore_port))
@@ -575,7 +632,8 @@ def compare_results(
             else:
                 mc.left_out.append(out)
         names = [point_label(bp, ignore_port=ignore_port) for bp, _ in kept]
-        rows, mc.overall, mc.pooled_sd = compare_rows(kept, metric, fail_above=fail_above, alpha=alpha, labels=names)
+        rows, mc.overall, mc.pooled_sd = compare_rows(kept, metric, fail_above=fail_above, alpha=alpha, labels=names,
+                                                      paired=mc.paired)
         for (bp, _), row in zip(kept, rows):
             mc.rows[spec_key(bp, ignore_port=ignore_port)] = row
         mc.failures = file_problems(new, metric, ignore_port=ignore_port)
@@ -676,15 +734,29 @@ def _limit_text(report: CompareReport) -> str:
     return f"below {max(0.0, 1 - m):.2f}" if report.metric.higher_is_better else f"above {1 + m:.2f}"
 
 
+PAIRED_TEXT = ("Paired rounds (an iocpbench-ab session, or --paired): per point the NEW/BASE ratio is the "
+               "geometric mean of its per-round ratios, and its CI and bound come from their spread, so "
+               "the machine's drift between rounds cancels.")
+
+
+def paired_text(mc: MachineComparison) -> str:
+    """How a file was paired with BASE, for its summary line."""
+    rounds = f", {mc.overall.rounds} rounds" if mc.overall.rounds else ""
+    if mc.session is not None:
+        return f"paired rounds (A/B session {mc.session}{rounds})"
+    return f"paired rounds (--paired{rounds})"
+
+
 def _gate_lines(report: CompareReport, mc: MachineComparison) -> list[str]:
     """The verdict for one new file: its status, why it cannot pass, its regressions, why it is
     inconclusive, the geometric mean."""
     lines: list[str] = []
     o = mc.overall
-    head = f"- **{_escape(mc.label)}**: {mc.status.upper()}; "
+    head = f"- **{_escape(mc.label)}**: {mc.status.upper()}; " + (f"{_escape(paired_text(mc))}; " if mc.paired else "")
+    clustered = f", clustered by {o.rounds} rounds" if o.rounds else ""
     if o.ratio is not None and o.ci is not None:
         lines.append(head + f"geometric mean ratio over {o.points} gated point(s) "
-                     f"{o.ratio:.3f} (95% CI {o.ci[0]:.3f}-{o.ci[1]:.3f})"
+                     f"{o.ratio:.3f} (95% CI {o.ci[0]:.3f}-{o.ci[1]:.3f}{clustered})"
                      + (f" **REGRESSION: the whole CI is {_limit_text(report)}**" if o.regression else ""))
     else:
         lines.append(head + "no gated points, no geometric mean verdict")
@@ -710,8 +782,12 @@ def _gate_lines(report: CompareReport, mc: MachineComparison) -> list[str]:
         lines.append(f"  - **noisy runs**: the pooled run-to-run spread is {mc.pooled_sd:.0%} (log sd); the stated "
                      "error rates hold up to about 7%. A busy machine? Compare sweeps run back to back on a quiet one")
     few = sum(1 for r in mc.rows.values() if r.verdict != gate.NO_VERDICT
-              and min(r.n_base, r.n_new) < gate.RECOMMENDED_RUNS)
-    if few:
+              and (r.paired_rounds if mc.paired else min(r.n_base, r.n_new)) < gate.RECOMMENDED_RUNS)
+    if few and mc.paired:
+        lines.append(f"  - {few} gated point(s) with fewer than {gate.RECOMMENDED_RUNS} paired rounds: the stated "
+                     f"error rates (docs/verdicts.md) hold at {gate.RECOMMENDED_RUNS}; use iocpbench-ab --rounds "
+                     f"{gate.RECOMMENDED_RUNS}")
+    elif few:
         lines.append(f"  - {few} gated point(s) with fewer than {gate.RECOMMENDED_RUNS} runs a side: "
                      f"the stated error rates (docs/verdicts.md) hold at {gate.RECOMMENDED_RUNS}; "
                      f"use --repetitions {gate.RECOMMENDED_RUNS}")
@@ -828,7 +904,8 @@ def render_markdown(report: CompareReport) -> str:
         + ". Each cell: new median (NEW/BASE ratio of geometric means, its 95% CI, exact permutation p). "
         f"Gate (docs/verdicts.md): a point regresses when its simultaneous bound (Bonferroni over the "
         f"compared points, family rate {report.alpha:g}) is {_limit_text(report)}; the comparison also "
-        f"regresses when the geometric mean ratio's 95% CI is {_limit_text(report)}."
+        f"regresses when the geometric mean ratio's 95% CI (clustered by round) is {_limit_text(report)}."
+        + (f" {PAIRED_TEXT}" if any(mc.paired for mc in report.machines) else "")
         + (" Points matched across port backends." if report.ignore_port else ""),
         "",
         verdict_line(report),

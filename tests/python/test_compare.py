@@ -535,14 +535,14 @@ def test_the_detectable_loss_is_where_the_bound_reaches_the_margin() -> None:
 
     for higher in (True, False):
         sample = gate.Sample((0.0, 0.01, -0.01, 0.02, -0.02), (0.0, 0.01, -0.01, 0.02, -0.02))
-        q = gate.bonferroni_z(10)
-        v = gate.judge_point(sample, 0.01, q, margin_pct=5, higher_is_better=higher)
-        assert v.se is not None and v.detectable is not None
-        # A point whose ratio were the detectable one has its bound exactly at the margin.
-        shift = math.log(v.detectable)
-        moved = gate.Sample(sample.base, tuple(x + shift for x in sample.new))
-        bound = gate.judge_point(moved, 0.01, q, margin_pct=5, higher_is_better=higher).bound
-        assert bound is not None and math.isclose(bound, 0.95 if higher else 1.05, rel_tol=1e-9)
+        for pool in (gate.Pooled(0.01, 80), gate.Pooled(0.03, 80)):  # the point's own spread, then the pool's
+            v = gate.judge_point(sample, pool, 10, margin_pct=5, higher_is_better=higher)
+            assert v.se is not None and v.detectable is not None and v.q is not None
+            # A point whose ratio were the detectable one has its bound exactly at the margin.
+            shift = math.log(v.detectable)
+            moved = gate.Sample(sample.base, tuple(x + shift for x in sample.new))
+            bound = gate.judge_point(moved, pool, 10, margin_pct=5, higher_is_better=higher).bound
+            assert bound is not None and math.isclose(bound, 0.95 if higher else 1.05, rel_tol=1e-9)
     assert gate.default_max_detectable(5) == gate.MAX_DETECTABLE_LOSS_PCT == 30
 
 
