@@ -301,8 +301,10 @@ struct PointPorts {
 PointPorts make_ports(const PointSpec& spec, bool per_thread_ports) {
   PointPorts ports;
   for (unsigned i = 0; i < (per_thread_ports ? spec.pool_value : 1u); ++i) {
-    ports.owned.push_back(port::make_port(
-        spec.port, {.concurrency = per_thread_ports ? 1u : spec.concurrency_value}));
+    // The lists over time cost a clock read per transition: kept for a shared port when the
+    // run measures (P6: --no-metrics runs without them).
+    ports.owned.push_back(port::make_port(spec.port, {.concurrency = per_thread_ports ? 1u : spec.concurrency_value,
+                                                      .list_timeline = !per_thread_ports && spec.metrics}));
     if (!ports.owned.back()) throw BadInput{"--port", "backend not available"};
     ports.all.push_back(ports.owned.back().get());
   }
@@ -314,8 +316,36 @@ struct Window {
   metrics::Usage u0, u1;
   metrics::RoleRegistry::Snapshot r0, r1;
   port::PortCounters c0, c1;
+  std::optional<port::ListTotals> l0, l1;
+  std::vector<port::ListEvent> list_events;
+  bool list_events_cut = false;
   std::uint64_t t0 = 0, t1 = 0;
 };
+
+// Why a run has no port_lists block (engine/port_lists.hpp).
+std::string port_lists_unavailable(const PointSpec& spec, const port::CompletionPort& port) {
+  if (spec.dispatch == Dispatch::per_thread) {
+    return "per-thread dispatch: one port per worker at concurrency 1; the lists are kept for a shared port";
+  }
+  if (!spec.metrics) return "--no-metrics: the lists cost a clock read per transition of the port";
+  if (port.backend() == "win32") {
+    return "the kernel's IOCP does not expose its lists: not the waiting, released or paused threads, nor "
+           "when a released thread runs";
+  }
+  return std::string(port.backend()) + " is not a completion port model: it has no concurrency value and no "
+                                       "released or paused threads";
+}
+
+// The window's first transitions, t from its start (the record may run past its end).
+std::vector<port::ListEvent> window_events(std::vector<port::ListEvent> events, std::uint64_t t0, std::uint64_t t1) {
+  std::vector<port::ListEvent> out;
+  for (port::ListEvent e : events) {
+    if (e.t_ns > t1) break;
+    e.t_ns = e.t_ns > t0 ? e.t_ns - t0 : 0;
+    out.push_back(e);
+  }
+  return out;
+}
 
 // What the workers measured, summed over the pool.
 struct WorkerTotals {
@@ -418,6 +448,8 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   w.u0 = metrics::process_usage();
   w.r0 = roles.sample();
   w.c0 = ports.counters();
+  if (result.repetition == 0) ports.all.front()->record_list_events(kListEventsRecorded);
+  w.l0 = ports.all.front()->list_totals();
   if (complete) {
     complete = sleep_until(Clock::now() + seconds(spec.duration_s), stop_requested, stalled);
   }
@@ -429,6 +461,8 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   w.u1 = metrics::process_usage();
   w.r1 = roles.sample();
   w.c1 = ports.counters();
+  w.l1 = ports.all.front()->list_totals();
+  w.list_events = ports.all.front()->list_events(w.list_events_cut);
   result.interrupted = !complete;
   if (open_loop != nullptr) open_loop->stop();  // no new arrivals from here; what is in flight drains
 
@@ -593,6 +627,13 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   const Window window =
       measure(spec, handler, ports, *workload, roles, phase, stop_requested, open_loop.get(), result);
   collect_window(window, result);
+  if (window.l0 && window.l1) {
+    result.port_lists = port_lists_record(*window.l0, *window.l1, result.effective_concurrency);
+    result.port_lists->events = window_events(window.list_events, window.l0->t_ns, window.l1->t_ns);
+    result.port_lists->events_cut = window.list_events_cut;
+  } else {
+    result.port_lists_unavailable_because = port_lists_unavailable(spec, *ports.all.front());
+  }
   if (open_loop) {
     result.open_loop->capacity_ops_per_s = capacity.capacity_ops_per_s;
     result.open_loop->capacity_run_s = capacity.capacity_run_s;

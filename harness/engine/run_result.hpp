@@ -14,6 +14,7 @@
 #include "core/kinds.hpp"
 #include "core/arrivals.hpp"
 #include "engine/block_control.hpp"
+#include "engine/port_lists.hpp"
 #include "engine/pool_timeline.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
@@ -109,6 +110,9 @@ struct RunResult {
   metrics::Percentiles queue_delay;  // insert -> remove
   std::string latency_source;        // what end-to-end means for this workload
   PortCounterDelta port_counters;
+  // The port's lists over the window (engine/port_lists.hpp), or why there are none.
+  std::optional<PortListsRecord> port_lists;
+  std::string port_lists_unavailable_because;
   unsigned effective_concurrency = 0;
   std::vector<double> thread_shares;  // sorted descending (per slot for an auto pool)
   std::optional<PoolSizingRecord> pool_sizing;  // an auto pool only

@@ -9,7 +9,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "port/list_timeline.hpp"
 #include "port/packet.hpp"
 #include "port/port_counters.hpp"
 #include "port/port_rules.hpp"
@@ -46,6 +48,16 @@ class CompletionPort {
 
   virtual PortCounters counters() const = 0;
 
+  // The lists over time (list_timeline.hpp), where the backend keeps them (the emulated port,
+  // with PortOptions::list_timeline); nullopt / nothing elsewhere.
+  virtual std::optional<ListTotals> list_totals() const { return std::nullopt; }
+  // Starts a record of the next `max` transitions (replacing the last one).
+  virtual void record_list_events(std::size_t /*max*/) {}
+  virtual std::vector<ListEvent> list_events(bool& cut) const {
+    cut = false;
+    return {};
+  }
+
   // I/O completions this port reads itself (io_feed.hpp); nullptr detaches the feed, which
   // must outlive its attachment. False where the backend takes none: the kernel's IOCP queues
   // completions itself, and the comparison dispatchers have no waiter stack to hand them to.
@@ -81,6 +93,7 @@ struct PortOptions {
   unsigned concurrency = 0;       // M; 0 = logical CPUs
   bool check_invariants = false;  // emulated: count violations of the port invariant (tests)
   PortRules rules{};              // emulated: which kernel rules apply (all: the faithful port)
+  bool list_timeline = false;     // emulated: keep the lists over time (list_timeline.hpp)
 };
 
 // nullptr when the backend is not built on this OS.

@@ -11,6 +11,7 @@
 #include "platform/platform.hpp"
 #include "port/blocking_region.hpp"
 #include "port/io_feed.hpp"
+#include "port/list_timeline.hpp"
 #include "port/port_lock.hpp"
 #include "port/ring_queue.hpp"
 
@@ -34,6 +35,7 @@ struct Waiter {
   // The futex word: 1 once `out`/`status` are written; 2: asked to watch the feed (io_feed.hpp).
   std::atomic<std::uint32_t> ready{0};
   bool watching = false;  // waits on the feed, not on `ready` (under the port's lock)
+  std::uint64_t handoff_ns = 0;  // when it was handed its packet (with a list timeline)
   Waiter* below = nullptr;
   Waiter* above = nullptr;
 };
@@ -96,7 +98,9 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
         gate_(options.rules.concurrency_cap ? concurrency_ : kNoLimit),
         block_gate_(options.rules.block_releases_within_cap ? gate_ : kNoLimit),
         check_invariants_(options.check_invariants),
-        rules_(options.rules) {}
+        rules_(options.rules) {
+    if (options.list_timeline) timeline_ = std::make_unique<ListTimeline>(concurrency_, now_ns());
+  }
 
   unsigned concurrency() const { return concurrency_; }
   bool releases_on_block() const { return rules_.release_on_block; }
@@ -109,6 +113,9 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   }
   void close();
   PortCounters counters() const;
+  std::optional<ListTotals> list_totals() const;
+  void record_list_events(std::size_t max);
+  std::vector<ListEvent> list_events(bool& cut) const;
   bool attach_feed(IoFeed* feed);
   void feed_submitted();
 
@@ -138,6 +145,15 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
     return call == Call::batch && capacity == 1 && !rules_.batch_entry_status ? Call::single : call;
   }
   void check_invariant();
+  // The lists changed (under the lock): the timeline, when kept, records them.
+  void note_lists() {
+    if (timeline_) [[unlikely]] {
+      timeline_->change(now_ns(), {waiting_, active_, paused_, static_cast<std::uint32_t>(queue_.size())});
+    }
+  }
+  void stamp_handoff(Waiter& waiter) const {
+    if (timeline_) [[unlikely]] waiter.handoff_ns = now_ns();
+  }
   // The feed (io_feed.hpp), all under the lock: hand a waiter its wake-up (through the feed
   // for the watcher), move the feed's ready completions in by transition 1, and keep one
   // waiter watching wherever a completion would be handed out.
@@ -168,6 +184,8 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   const bool check_invariants_;
   const PortRules rules_;
   unsigned active_ = 0;
+  std::uint32_t waiting_ = 0, paused_ = 0;  // |W|, and released threads now blocked
+  std::unique_ptr<ListTimeline> timeline_;  // PortOptions::list_timeline
   bool closed_ = false;
   RingQueue<Packet> queue_;
   Waiter* top_ = nullptr;     // the newest waiter (LIFO wake-up takes this one)
@@ -239,12 +257,14 @@ void EmulatedPortCore::increment_active(Gate gate) {
   ++active_;
   if (active_ > counters_.max_active) counters_.max_active = active_;
   if (active_ == concurrency_ + 1) over_limit_since_ns_ = now_ns();
+  note_lists();
 }
 
 void EmulatedPortCore::decrement_active() {
   assert(active_ > 0);
   if (active_ == concurrency_ + 1) counters_.over_limit_ns += now_ns() - over_limit_since_ns_;
   --active_;
+  note_lists();
 }
 
 // The invariant of port-semantics.md: never a queued packet, a waiter and a free slot at once.
@@ -263,6 +283,8 @@ void EmulatedPortCore::push_waiter(Waiter& waiter) {
     bottom_ = &waiter;
   }
   top_ = &waiter;
+  ++waiting_;
+  note_lists();
 }
 
 Waiter* EmulatedPortCore::pop_waiter() {
@@ -283,11 +305,14 @@ void EmulatedPortCore::unlink_waiter(Waiter& waiter) {
   } else {
     bottom_ = waiter.above;
   }
+  --waiting_;
+  note_lists();
 }
 
 std::size_t EmulatedPortCore::take_queued(Packet* out, std::size_t capacity) {
   std::size_t n = 0;
   while (n < capacity && !queue_.empty()) out[n++] = queue_.pop_front();
+  if (n > 0) note_lists();
   return n;
 }
 
@@ -317,6 +342,7 @@ void EmulatedPortCore::activate(WakeList& wake, unsigned gate) {
 void EmulatedPortCore::wake_waiter(Waiter& waiter, WakeList& wake) {
   const bool watching = waiter.watching;  // read first: once `ready` is set the node may go
   waiter.watching = false;
+  stamp_handoff(waiter);
   waiter.ready.store(1, std::memory_order_release);
   if (watching) {
     wake.add_feed(feed_);
@@ -339,6 +365,7 @@ void EmulatedPortCore::insert_locked(const Packet& packet, WakeList& wake) {
   queue_.push_back(packet);
   ++counters_.queued;
   if (queue_.size() > counters_.max_depth) counters_.max_depth = queue_.size();
+  note_lists();
 }
 
 // The feed's completions are packets the kernel would have inserted already: insert them now,
@@ -392,6 +419,7 @@ bool EmulatedPortCore::post(const Packet& packet) {
     waiter->status = RemoveStatus::ok;
     increment_active(Gate::checked);
     ++counters_.handoffs;
+    stamp_handoff(*waiter);
     std::atomic<std::uint32_t>* word = &waiter->ready;
     word->store(1, std::memory_order_release);
     check_invariant();
@@ -402,6 +430,7 @@ bool EmulatedPortCore::post(const Packet& packet) {
   queue_.push_back(packet);
   ++counters_.queued;
   if (queue_.size() > counters_.max_depth) counters_.max_depth = queue_.size();
+  note_lists();
   check_invariant();
   return true;
 }
@@ -424,6 +453,7 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
       filled = 1 + take_queued_on_own_slots(out + 1, capacity - 1);
       self.extra_slots = static_cast<unsigned>(filled - 1);
     }
+    note_lists();
     self.state = ThreadState::released;
     check_invariant();
     return status_of_call(batch_of_one_as_single(call, capacity), out);
@@ -445,6 +475,7 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
     self.state = ThreadState::none;
     return RemoveStatus::abandoned;
   }
+  if (timeline_ && waiter.handoff_ns != 0) timeline_->woke(waiter.handoff_ns, now_ns());
   self.state = ThreadState::released;
   if (capacity > 1) {  // 7: a batch also takes what is already queued, on the same slot
     lock.lock();
@@ -575,6 +606,7 @@ void EmulatedPortCore::close() {
     if (closed_) return;
     closed_ = true;
     queue_.clear();
+    note_lists();
     while (rules_.close_wakes_waiters && top_ != nullptr) {
       Waiter* waiter = pop_waiter();
       waiter->filled = 0;
@@ -660,12 +692,33 @@ PortCounters EmulatedPortCore::counters() const {
   return snapshot;
 }
 
+std::optional<ListTotals> EmulatedPortCore::list_totals() const {
+  if (!timeline_) return std::nullopt;
+  std::lock_guard lock(mutex_);
+  return timeline_->totals(now_ns());
+}
+
+void EmulatedPortCore::record_list_events(std::size_t max) {
+  if (!timeline_) return;
+  std::lock_guard lock(mutex_);
+  timeline_->record_events(max, now_ns());
+}
+
+std::vector<ListEvent> EmulatedPortCore::list_events(bool& cut) const {
+  cut = false;
+  if (!timeline_) return {};
+  std::lock_guard lock(mutex_);
+  cut = timeline_->events_cut();
+  return timeline_->events();
+}
+
 void EmulatedPortCore::thread_stops_counting(StopReason reason, unsigned slots) {
   WakeList wake;
   {
     std::lock_guard lock(mutex_);
     if (closed_) return;
     absorb(wake);  // before the slot is given up: what completed meanwhile queued behind E
+    if (reason == StopReason::block) ++paused_;
     for (unsigned i = 0; i < slots; ++i) decrement_active();
     if (reason == StopReason::leave) {
       activate(wake, gate_);
@@ -688,6 +741,7 @@ void EmulatedPortCore::thread_resumes() {
     lock.lock();
   }
   if (closed_) return;
+  if (paused_ > 0) --paused_;
   increment_active(Gate::unconditional);
 }
 
@@ -744,6 +798,9 @@ RemoveStatus EmulatedPort::remove_batch(std::span<Packet> out, std::size_t& remo
 std::optional<std::size_t> EmulatedPort::depth() const { return core_->depth(); }
 void EmulatedPort::close() { core_->close(); }
 PortCounters EmulatedPort::counters() const { return core_->counters(); }
+std::optional<ListTotals> EmulatedPort::list_totals() const { return core_->list_totals(); }
+void EmulatedPort::record_list_events(std::size_t max) { core_->record_list_events(max); }
+std::vector<ListEvent> EmulatedPort::list_events(bool& cut) const { return core_->list_events(cut); }
 bool EmulatedPort::attach_feed(IoFeed* feed) { return core_->attach_feed(feed); }
 void EmulatedPort::feed_submitted() { core_->feed_submitted(); }
 

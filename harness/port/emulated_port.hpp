@@ -27,6 +27,9 @@ class EmulatedPort final : public CompletionPort {
   std::optional<std::size_t> depth() const override;
   void close() override;
   PortCounters counters() const override;
+  std::optional<ListTotals> list_totals() const override;
+  void record_list_events(std::size_t max) override;
+  std::vector<ListEvent> list_events(bool& cut) const override;
   bool attach_feed(IoFeed* feed) override;
   void feed_submitted() override;
 

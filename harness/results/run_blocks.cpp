@@ -139,4 +139,31 @@ void mark_unavailable_switches(nlohmann::json& run) {
   switches["unavailable"] = *why;
 }
 
+nlohmann::json port_lists_json(const engine::PortListsRecord& r) {
+  const auto shares = [](const engine::ListShares& s) { return nlohmann::json(s.at); };
+  nlohmann::json t = nlohmann::json::array(), waiting = t, active = t, paused = t, depth = t;
+  for (const port::ListEvent& e : r.events) {
+    t.push_back(static_cast<double>(e.t_ns) / 1e3);
+    waiting.push_back(e.levels.waiting);
+    active.push_back(e.levels.active);
+    paused.push_back(e.levels.paused);
+    depth.push_back(e.levels.depth);
+  }
+  return {{"concurrency", r.concurrency},
+          {"window_s", r.window_s},
+          {"mean", {{"waiting", r.mean_waiting}, {"active", r.mean_active}, {"paused", r.mean_paused}, {"depth", r.mean_depth}}},
+          {"time_share_at_level",
+           {{"waiting", shares(r.waiting)}, {"active", shares(r.active)}, {"paused", shares(r.paused)}, {"depth", shares(r.depth)}}},
+          {"queued_with_room_s", r.queued_with_room_s},
+          {"wake_delay",
+           {{"handoffs", r.wakes},
+            {"total_s", r.wake_total_s},
+            {"mean_us", r.wake_mean_us},
+            {"p50_us", r.wake_p50_us},
+            {"p90_us", r.wake_p90_us},
+            {"p99_us", r.wake_p99_us}}},
+          {"events",
+           {{"t_us", t}, {"waiting", waiting}, {"active", active}, {"paused", paused}, {"depth", depth}, {"cut", r.events_cut}}}};
+}
+
 }  // namespace iocpbench::results

@@ -21,6 +21,10 @@ nlohmann::json work_calibration_json(const engine::WorkCalibrationRecord& record
 // runs[].pool_sizing: the settings, the window's summary, grows and shrinks over the whole run,
 // and the timeline as [ms from the window's start (negative: warm-up), threads] pairs.
 nlohmann::json pool_sizing_json(const engine::PoolSizingRecord& record);
+// runs[].port_lists: means, the share of the window at each level (0..15, the last "16 or
+// more"), the time a packet queued with room and a waiter, the handoffs' wake-up delays, and
+// the first transitions as {t_us, waiting, active, paused, depth} columns.
+nlohmann::json port_lists_json(const engine::PortListsRecord& record);
 // runs[].error_detail.
 nlohmann::json error_detail_json(const engine::ErrorDetail& detail);
 // runs[].context_switches.attribution: {iocp_model, emulation, outside_port (each with its

@@ -191,6 +191,8 @@ RunRecord run_record(const RunResult& r) {
   };
   if (r.pool_sizing) run["pool_sizing"] = pool_sizing_json(*r.pool_sizing);
   if (r.open_loop) run["open_loop"] = open_loop_json(*r.open_loop);
+  run["port_lists"] = r.port_lists ? port_lists_json(*r.port_lists) : nlohmann::json(nullptr);
+  if (!r.port_lists) run["port_lists_unavailable_because"] = r.port_lists_unavailable_because;
   mark_unavailable_switches(run);  // null, never 0, where the OS cannot count (Wine)
   return RunRecord{std::move(run)};
 }

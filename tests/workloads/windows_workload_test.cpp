@@ -60,6 +60,11 @@ TEST_P(WindowsWorkload, PostAccountsForEveryPacket) {
   const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.packets_posted_total, r.packets_handled_total) << "posted = handled, none lost";
+  // The port's lists: kept by the emulated port, never by the kernel's (null with the reason).
+  EXPECT_EQ(r.port_lists.has_value(), GetParam() == Backend::emulated) << r.port_lists_unavailable_because;
+  if (GetParam() == Backend::win32) {
+    EXPECT_NE(r.port_lists_unavailable_because.find("kernel's IOCP"), std::string::npos);
+  }
 }
 
 TEST_P(WindowsWorkload, FileReadsMoveBlockSizeBytesPerOp) {

@@ -1,0 +1,162 @@
+// The port's lists over time (port/list_timeline.hpp): the totals integrate scripted
+// transitions exactly, the event record keeps the first ones and says when it was cut, and the
+// emulated port's own transitions (a post, a remove, a handoff, a block) show up as the lists
+// they change. No timing: the port's cases wait for states, never for durations.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "port/blocking_region.hpp"
+#include "port/completion_port.hpp"
+#include "port/list_timeline.hpp"
+#include "port/port_actor.hpp"
+
+namespace iocpbench::port {
+namespace {
+
+using namespace std::chrono_literals;
+constexpr auto kStepBound = 10s;
+
+TEST(ListTimeline, IntegratesScriptedTransitionsExactly) {
+  ListTimeline t(/*concurrency=*/1, /*t0_ns=*/0);
+  t.change(100, {.waiting = 1});
+  t.change(300, {.waiting = 0, .active = 1});
+  t.change(700, {.waiting = 1, .active = 0, .depth = 2});  // queued, a waiter, C < M
+  t.change(800, {.waiting = 1, .active = 1, .paused = 3, .depth = 20});
+  const ListTotals x = t.totals(1000);
+  EXPECT_EQ(x.t_ns, 1000u);
+  EXPECT_EQ(x.waiting_ns, 200u + 100 + 200);
+  EXPECT_EQ(x.active_ns, 400u + 200);
+  EXPECT_EQ(x.paused_ns, 3u * 200);
+  EXPECT_EQ(x.depth_ns, 2u * 100 + 20 * 200);
+  EXPECT_EQ(x.waiting_at[0], 100u + 400);
+  EXPECT_EQ(x.waiting_at[1], 200u + 100 + 200);
+  EXPECT_EQ(x.depth_at[kLevelBuckets - 1], 200u) << "20 queued counts as 16 or more";
+  EXPECT_EQ(x.queued_with_room_ns, 100u) << "only 700..800 had a packet, a waiter and C < M";
+  std::uint64_t at = 0;
+  for (std::uint64_t v : x.active_at) at += v;
+  EXPECT_EQ(at, 1000u) << "every nanosecond at exactly one level";
+}
+
+TEST(ListTimeline, RecordsTheFirstEventsAndSaysWhenCut) {
+  ListTimeline t(2, 0);
+  t.record_events(3, 10);  // the lists as they are, then two changes
+  t.change(20, {.active = 1});
+  t.change(30, {.active = 2});
+  EXPECT_FALSE(t.events_cut());
+  t.change(40, {.active = 1});
+  ASSERT_EQ(t.events().size(), 3u);
+  EXPECT_TRUE(t.events_cut());
+  EXPECT_EQ(t.events()[0].t_ns, 10u);
+  EXPECT_EQ(t.events()[2].levels.active, 2u);
+}
+
+TEST(ListTimeline, WakeDelaysGoToQuarterOctaveBuckets) {
+  for (std::uint64_t ns : {0ull, 3ull, 4ull, 7ull, 9ull, 100ull, 1000ull, 123456ull, 1ull << 39}) {
+    const std::size_t b = delay_bucket(ns);
+    EXPECT_LE(delay_bucket_low_ns(b), ns) << ns;
+    if (b + 1 < kDelayBuckets) {
+      EXPECT_GT(delay_bucket_low_ns(b + 1), ns) << ns;
+    }
+  }
+  ListTimeline t(1, 0);
+  t.woke(1000, 5000);
+  t.woke(2000, 2000);
+  const ListTotals x = t.totals(0);
+  EXPECT_EQ(x.wakes, 2u);
+  EXPECT_EQ(x.wake_ns, 4000u);
+  EXPECT_EQ(x.wake_buckets[delay_bucket(4000)], 1u);
+  EXPECT_EQ(x.wake_buckets[0], 1u);
+}
+
+std::unique_ptr<CompletionPort> timed_port() {
+  return make_port(Backend::emulated, {.concurrency = 1, .check_invariants = true, .list_timeline = true});
+}
+
+ListLevels last_levels(const CompletionPort& port) {
+  bool cut = false;
+  const auto events = port.list_events(cut);
+  return events.empty() ? ListLevels{} : events.back().levels;
+}
+
+// Waits (bounded) until the port's lists satisfy `done`.
+template <typename Done>
+bool wait_for_lists(const CompletionPort& port, Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + kStepBound;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done(last_levels(port))) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return false;
+}
+
+TEST(PortLists, APostAndARemoveChangeTheQueueAndC) {
+  auto port = timed_port();
+  port->record_list_events(100);
+  ASSERT_TRUE(port->post({.key = 1}));
+  EXPECT_EQ(last_levels(*port).depth, 1u);
+  Packet p;
+  ASSERT_EQ(port->remove(p, 0ms), RemoveStatus::ok);
+  const ListLevels after = last_levels(*port);
+  EXPECT_EQ(after.depth, 0u);
+  EXPECT_EQ(after.active, 1u);
+  const ListTotals t = *port->list_totals();
+  EXPECT_EQ(t.wakes, 0u) << "no handoff: the packet was queued";
+  EXPECT_EQ(t.queued_with_room_ns, 0u) << "no waiter while it was queued";
+  EXPECT_EQ(port->counters().invariant_violations, 0u);
+  port->close();
+}
+
+TEST(PortLists, AHandoffIsTimedFromTheHandoffToTheWaiterRunning) {
+  auto port = timed_port();
+  port->record_list_events(100);
+  PortActor waiter;
+  auto got = async_remove(waiter, *port, 5000ms);
+  ASSERT_TRUE(wait_for_lists(*port, [](const ListLevels& l) { return l.waiting == 1; }));
+  ASSERT_TRUE(port->post({.key = 7}));  // handed straight to the waiter: never queued
+  ASSERT_EQ(got.wait_for(kStepBound), std::future_status::ready);
+  EXPECT_EQ(got.get().status, RemoveStatus::ok);
+  const ListTotals t = *port->list_totals();
+  EXPECT_EQ(t.wakes, 1u);
+  EXPECT_EQ(t.queued_with_room_ns, 0u) << "a handoff in flight is not a queued packet";
+  const ListLevels l = last_levels(*port);
+  EXPECT_EQ(l.waiting, 0u);
+  EXPECT_EQ(l.active, 1u);
+  EXPECT_EQ(l.depth, 0u);
+  port->close();
+}
+
+TEST(PortLists, ABlockMovesAReleasedThreadToPausedAndBack) {
+  auto port = timed_port();
+  port->record_list_events(100);
+  PortActor r;
+  ASSERT_TRUE(port->post({.key = 1}));
+  auto took = async_remove(r, *port, 0ms);
+  ASSERT_EQ(took.wait_for(kStepBound), std::future_status::ready);
+  ASSERT_EQ(took.get().status, RemoveStatus::ok);
+  std::atomic<bool> release{false};
+  auto blocks = r.run([&release] {
+    BlockingRegion region;
+    while (!release.load()) std::this_thread::sleep_for(1ms);
+  });
+  EXPECT_TRUE(wait_for_lists(*port, [](const ListLevels& l) { return l.paused == 1 && l.active == 0; }));
+  release.store(true);
+  ASSERT_EQ(blocks.wait_for(kStepBound), std::future_status::ready);
+  const ListLevels l = last_levels(*port);
+  EXPECT_EQ(l.paused, 0u);
+  EXPECT_EQ(l.active, 1u);
+  port->close();
+}
+
+TEST(PortLists, APortWithoutTheTimelineHasNone) {
+  auto port = make_port(Backend::emulated, {.concurrency = 1});
+  EXPECT_FALSE(port->list_totals().has_value());
+  bool cut = true;
+  EXPECT_TRUE(port->list_events(cut).empty());
+  EXPECT_FALSE(cut);
+  port->close();
+}
+
+}  // namespace
+}  // namespace iocpbench::port
