@@ -29,11 +29,11 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter  # noqa: E402
 
-from . import answer, grid, latency_load  # noqa: E402
+from . import answer, grid, latency_load, port_lists  # noqa: E402
 from .compare import CompareReport, fmt_value  # noqa: E402
 from .load import Results  # noqa: E402
 from .metrics import (  # noqa: E402
-    LATENCY_PERCENTILES, achieved_ratio, central_value, run_values, summary_value, within_tolerance,
+    LATENCY_PERCENTILES, achieved_ratio, central_value, dig, run_values, summary_value, within_tolerance,
 )
 from .stats import bootstrap_median_ci  # noqa: E402
 
@@ -448,6 +448,203 @@ def pool_size(points: Points, title: str) -> Figure:
     return fig
 
 
+# The port's lists over a run (port_lists.py): the emulated port's own record of its waiting,
+# released (C), paused threads and queued packets.
+
+PORT_LISTS_PANELS_MAX = 6  # a big sweep's family: per blocking ratio the recommended and the best
+LIST_COLORS = {"waiting": "C0", "active": "C3", "paused": "C2", "depth": "grey"}
+LIST_LABELS = {"waiting": "waiting (in the port)", "active": "active (C)", "paused": "paused (blocked)",
+               "depth": "queue depth (right axis)"}
+PORT_LISTS_CAPTION = (
+    "Steps at each transition of the port, as the port recorded them under its lock (the first run "
+    "of each point; the window's first transitions only). waiting: threads in the port's stack W, "
+    "waiting for a packet; active (C): released threads the port counts against the concurrency "
+    "value M (dashed); paused: released threads now blocked in a blocking region, not counted in C; "
+    "queue depth (grey, right axis): packets queued in the port."
+)
+
+
+def _panel_setting(point: dict[str, Any]) -> str:
+    """A point's setting for a panel heading: concurrency, pool, blocking ratio, and the
+    offered load or rate of an open-loop point."""
+    text = f"{answer.setting_label(point)}, blocking ratio {float(point['blocking']['ratio']):g}"
+    load, rate = dig(point, "open_loop.load"), dig(point, "open_loop.rate_ops_per_s")
+    if _number(load):
+        text += f", load {load:g}"
+    elif _number(rate):
+        text += f", {fmt_value(rate)} ops/s offered"
+    return text
+
+
+def port_lists_panels(points: Points, limit: int = PORT_LISTS_PANELS_MAX) -> list[tuple[dict[str, Any], str]]:
+    """The points the port-lists chart draws, each with its role: per blocking ratio the
+    recommended setting and the best (answer.py), where their first run recorded transitions;
+    where there is no answer (an open-loop family, no throughput), the first points (by
+    blocking ratio, concurrency, pool) that recorded some. At most `limit`."""
+    chosen: list[tuple[dict[str, Any], str]] = []
+    for a in answer.answers(points):
+        if a.recommended.point is a.best.point:
+            pairs = [(a.best.point, "recommended, the best")]
+        else:
+            pairs = [(a.recommended.point, "recommended"), (a.best.point, "best")]
+        chosen += [(p, role) for p, role in pairs if port_lists.event_series(p) is not None]
+    if not chosen:
+        conc = grid.spec_axis(points, "concurrency")
+        pools = grid.spec_axis(points, "pool")
+        ordered = sorted(points, key=lambda p: (
+            float(p["blocking"]["ratio"]), conc.index(grid.normalize_spec(p["concurrency"]["spec"])),
+            pools.index(grid.normalize_spec(p["pool"]["spec"]))))
+        chosen = [(p, "") for p in ordered if port_lists.event_series(p) is not None]
+    return chosen[:limit]
+
+
+def _lists_panel(ax: Axes, series: port_lists.StepSeries, head: str) -> list[Any]:
+    """One run's lists as steps: threads on the left axis, queued packets on the right; the
+    handles for the legend."""
+    t = series.t_ms
+    for name in ("waiting", "active", "paused"):
+        ax.plot(t, series.levels[name], drawstyle="steps-post", lw=1.3, color=LIST_COLORS[name],
+                label=LIST_LABELS[name], alpha=0.9)
+    top = max(max(series.levels[name]) for name in ("waiting", "active", "paused"))
+    if series.concurrency is not None:
+        ax.axhline(series.concurrency, color="black", ls="--", lw=1, label="concurrency value M")
+        top = max(top, series.concurrency)
+    depth_ax = ax.twinx()
+    depth_ax.plot(t, series.levels["depth"], drawstyle="steps-post", lw=1, color=LIST_COLORS["depth"],
+                  alpha=0.7, label=LIST_LABELS["depth"])
+    depth_ax.set_ylim(0, max(series.levels["depth"]) * 1.1 + 1)
+    depth_ax.set_ylabel("packets queued", fontsize=8, color="dimgrey")
+    depth_ax.tick_params(axis="y", labelsize=7, colors="dimgrey")
+    depth_ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_zorder(depth_ax.get_zorder() + 1)  # the threads' lines over the queue's
+    ax.patch.set_visible(False)
+    ax.set_ylim(0, top + 1)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(0, t[-1] if t[-1] > 0 else 1)
+    ax.set_xlabel("time from the measured window's start (ms)")
+    ax.set_ylabel("threads")
+    ax.grid(alpha=0.3)
+    shown = f"{fmt_value(series.shown_ms)} of {fmt_value(series.window_ms)} ms" if series.window_ms else \
+        f"{fmt_value(series.shown_ms)} ms"
+    run = f"run {series.repetition}" if series.repetition is not None else "first run"
+    ax.set_title(f"{head}\n{run}: {series.recorded} transitions, {shown}"
+                 + (" (record full)" if series.cut else ""), fontsize=8.5)
+    handles, _ = ax.get_legend_handles_labels()
+    depth_handles, _ = depth_ax.get_legend_handles_labels()
+    return handles + depth_handles
+
+
+def port_lists_figure(panels: list[tuple[dict[str, Any], str]], title: str) -> Figure:
+    """A panel per (point, role): the lists of the point's first run over time (port_lists.
+    event_series), one legend beside the panels and a caption saying what each list is.
+    SkipChart where none of the points recorded transitions."""
+    drawable = [(p, role, s) for p, role in panels if (s := port_lists.event_series(p)) is not None]
+    if not drawable:
+        raise SkipChart("no runs[].port_lists.events in the points (recorded in repetition 0 only)")
+    fig, axes = _subplots(len(drawable), title)
+    handles: list[Any] = []
+    for ax, (p, role, series) in zip(axes, drawable):
+        head = _panel_setting(p) + (f": {role}" if role else "")
+        handles = _lists_panel(ax, series, head)
+    # Beside the last panel, past its right axis (the queue's) and that axis's labels.
+    axes[-1].legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.2, 1.0),
+                    borderaxespad=0.0, title="the port's lists", title_fontsize=7)
+    fig.supxlabel(textwrap.fill(PORT_LISTS_CAPTION, max(60, int(fig.get_figwidth() * 18))), fontsize=7.5,
+                  ha="left", x=0.01)
+    return fig
+
+
+def port_lists_over_time(points: Points, title: str) -> Figure:
+    """The port's lists over time for the recommended and the best setting of each blocking
+    ratio (port_lists_panels): waiting, active (C), paused and queued, with M dashed."""
+    if not port_lists.any_lists(points):
+        raise NotApplicable("no runs[].port_lists")
+    return port_lists_figure(port_lists_panels(points), title)
+
+
+@dataclass(frozen=True)
+class ListsCurve:
+    """One (concurrency, pool) setting's lists numbers against the blocking ratio: a value per
+    point, the median over its runs, with the runs' min and max."""
+
+    concurrency: str
+    pool: str
+    x: list[float]  # blocking ratio achieved (the requested one where none was recorded)
+    released_not_running: list[tuple[float, float, float] | None]  # (median, min, max)
+    queued_with_room: list[tuple[float, float, float] | None]
+
+
+def lists_vs_blocking_curves(points: Points) -> list[ListsCurve]:
+    """Per (concurrency, pool) spec, the points that have lists in order of blocking ratio."""
+    curves = []
+    for c in grid.spec_axis(points, "concurrency"):
+        for pool in grid.spec_axis(points, "pool"):
+            pts = sorted(grid.select(points, concurrency=c, pool=pool), key=lambda p: p["blocking"]["ratio"])
+            xs: list[float] = []
+            rnr: list[tuple[float, float, float] | None] = []
+            qwr: list[tuple[float, float, float] | None] = []
+            for p in pts:
+                pl = port_lists.point_lists(p)
+                if pl is None:
+                    continue
+                got = achieved_ratio(p)
+                xs.append(got if got is not None else float(p["blocking"]["ratio"]))
+                rnr.append(None if pl.released_not_running is None or pl.released_not_running_range is None
+                           else (pl.released_not_running, *pl.released_not_running_range))
+                qwr.append(None if pl.queued_with_room is None or pl.queued_with_room_range is None
+                           else (pl.queued_with_room, *pl.queued_with_room_range))
+            if xs:
+                curves.append(ListsCurve(c, pool, xs, rnr, qwr))
+    return curves
+
+
+LISTS_VS_BLOCKING = (
+    ("released_not_running", "released but not running",
+     "released but not running (threads): the wake-up\ndelays' total / window, median (min..max over runs)"),
+    ("queued_with_room", "queued with room",
+     "queued with room: share of the window with a packet\nqueued, a thread waiting and C < M; median (min..max)"),
+)
+
+
+def port_lists_vs_blocking(points: Points, title: str) -> Figure:
+    """Per concurrency spec, two panels against the blocking ratio achieved, a line per pool:
+    the threads the port counted in C that had not run yet since their handoff (the wake-up
+    delays' total over the window), and the share of the window with a packet queued while a
+    thread waited and C < M."""
+    closed_loop_only(points)
+    if not port_lists.any_lists(points):
+        raise NotApplicable("no runs[].port_lists")
+    rs = grid.ratios([p for p in points if port_lists.has_lists(p)])
+    if len(rs) < 2:
+        raise SkipChart(f"port lists at only one blocking ratio ({rs[0]:g})")
+    curves = lists_vs_blocking_curves(points)
+    conc = [c for c in grid.spec_axis(points, "concurrency") if any(k.concurrency == c for k in curves)]
+    pools = grid.spec_axis(points, "pool")
+    fig, axes = _subplots(2 * len(conc), title)
+    for i, c in enumerate(conc):
+        for j, (field, what, ylabel) in enumerate(LISTS_VS_BLOCKING):
+            ax = axes[2 * i + j]
+            for curve in (k for k in curves if k.concurrency == c):
+                drawn = [(x, v) for x, v in zip(curve.x, getattr(curve, field)) if v is not None]
+                if not drawn:
+                    continue
+                ys = [v[0] for _, v in drawn]
+                err = [[max(0.0, v[0] - v[1]) for _, v in drawn], [max(0.0, v[2] - v[0]) for _, v in drawn]]
+                ax.errorbar([x for x, _ in drawn], ys, yerr=err, marker="o", ms=3, capsize=3,
+                            color=f"C{pools.index(curve.pool) % 10}",
+                            label=f"pool {grid.spec_value_label(points, 'pool', curve.pool)}")
+            ax.set_title(f"concurrency {grid.spec_value_label(points, 'concurrency', c)}: {what}", fontsize=9)
+            ax.set_xlabel("blocking ratio achieved, median over runs\n(blocked-only where measured)")
+            ax.set_ylabel(ylabel, fontsize=8)
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: fmt_value(y)))
+            ax.set_ylim(bottom=0)
+            ax.set_xlim(-0.03, 1.0)
+            ax.grid(alpha=0.3)
+            if ax.lines:
+                ax.legend(fontsize=7)
+    return fig
+
+
 # Open-loop families: latency and switches against the offered load (latency_load.py).
 
 PERCENTILE_STYLES = {"p50": "-", "p99": "--", "p999": ":"}
@@ -578,6 +775,9 @@ BUILDERS: list[tuple[str, str, Callable[[Points, str], Figure]]] = [
     ("latency", "latency percentiles vs pool size", latency),
     ("lifo", "LIFO signature: each thread's share of completions", lifo_signature),
     ("pool-size", "self-sizing (auto) pool: worker threads over time", pool_size),
+    ("port-lists", "the port's lists over time: waiting, active (C), paused, queued", port_lists_over_time),
+    ("port-lists-vs-blocking", "the port's lists: released but not running, queued with room, vs blocking ratio",
+     port_lists_vs_blocking),
     ("latency-vs-load", "open loop: response time percentiles vs offered load", latency_vs_load),
     ("switches-vs-load", "open loop: context switches per completion vs offered load", switches_vs_load),
 ]

@@ -16,8 +16,8 @@ import html
 import math
 from typing import Any
 
-from . import answer, grid, report_open_loop
-from .charts import build_family_charts, figure_bytes
+from . import answer, grid, port_lists, report_open_loop
+from .charts import SkipChart, build_family_charts, figure_bytes, port_lists_figure
 from .compare import fidelity_problem, fmt_value
 from .load import Results
 from .match import is_auto_spec, normalize_spec, point_label
@@ -288,6 +288,86 @@ def answer_section(res: Results) -> str:
             + (f'<p class="warn">{E(note)}</p>' if (note := answer.few_runs_note(res.points)) else ""))
 
 
+def _share(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.3%}"
+
+
+def port_lists_rows(point: dict[str, Any]) -> list[tuple[str, str]]:
+    """One point's lists as (row, text), medians over its runs (port_lists.point_lists);
+    every row n/a, with the harness's reason in the first, where the runs have none."""
+    pl = port_lists.point_lists(point)
+    if pl is None:
+        why = port_lists.unavailable_reason(point) or "not recorded in this file"
+        return [("runs with the lists", f"none: {why}")]
+    m = pl.mean
+    wake = ("n/a (no handoff)" if pl.wake_p50_us is None
+            else f"{fmt_value(pl.wake_p50_us)} / {fmt_value(pl.wake_p99_us)}")
+    rnr = pl.released_not_running
+    rng = pl.released_not_running_range
+    return [
+        ("runs with the lists", str(pl.runs)),
+        ("mean waiting (threads in the port)", _fmt(m["waiting"])),
+        (f"mean active (C), of M = {pl.concurrency if pl.concurrency is not None else 'n/a'}", _fmt(m["active"])),
+        ("mean paused (released, then blocked)", _fmt(m["paused"])),
+        ("mean queue depth (packets)", _fmt(m["depth"])),
+        ("handoffs a run", _fmt(pl.handoffs)),
+        ("wake-up delay p50 / p99 (us)", wake),
+        ("released but not running (threads)",
+         "n/a" if rnr is None else _fmt(rnr) + (f" ({_fmt(rng[0])}..{_fmt(rng[1])})" if rng and pl.runs > 1 else "")),
+        ("queued with room (share of the window)", _share(pl.queued_with_room)),
+    ]
+
+
+def _lists_table(columns: list[tuple[str, dict[str, Any]]]) -> str:
+    rows = [port_lists_rows(p) for _, p in columns]
+    names: list[str] = []
+    for r in rows:
+        names += [k for k, _ in r if k not in names]
+    cells = [dict(r) for r in rows]
+    head = "<tr><th></th>" + "".join(f"<th>{E(h)}</th>" for h, _ in columns) + "</tr>"
+    body = "".join(
+        f"<tr><th>{E(name)}</th>" + "".join(f'<td class="num">{E(c.get(name, ""))}</td>' for c in cells) + "</tr>"
+        for name in names)
+    return f"<table>{head}{body}</table>"
+
+
+def port_lists_section(res: Results) -> str:
+    """Beside the answer: the port's lists at the recommended and the best setting of each
+    workload family and blocking ratio, side by side, with their lists over time; empty
+    where no run of those settings has the lists (older files, the kernel's port, ...)."""
+    out = ""
+    for a in answer.answers(res.points):
+        rec, best = a.recommended.point, a.best.point
+        if not (port_lists.has_lists(rec) or port_lists.has_lists(best)):
+            continue
+        if rec is best:
+            columns = [(f"recommended, the best: {a.recommended.label}", rec)]
+            panels = [(rec, "recommended, the best")]
+        else:
+            columns = [(f"recommended: {a.recommended.label}", rec), (f"best: {a.best.label}", best)]
+            panels = [(rec, "recommended"), (best, "best")]
+        out += (f"<h4>{E(a.family.title)}; blocking ratio {a.ratio:g}</h4>" + _lists_table(columns))
+        title = f"{grid.machine_title(res.machine)}\nthe port's lists over time\n{a.family.title}"
+        try:
+            fig = port_lists_figure(panels, title)
+        except SkipChart:
+            continue
+        data = base64.b64encode(figure_bytes(fig, "png")).decode("ascii")
+        out += f'<div><img alt="{E(title)}" src="data:image/png;base64,{data}"></div>'
+    if not out:
+        return ""
+    return ("<h3>The port's lists at the recommended and the best setting</h3>"
+            f'<p class="note">What the emulated port recorded at its own transitions over each measured window '
+            f"of {E(res.path.name)} (docs/port-semantics.md, \"The lists over a run\"), medians over the runs: "
+            "the time-weighted mean of each list (waiting: threads in the port; active: released threads counted "
+            "in C; paused: released threads blocked in a blocking region; queue depth: packets queued); the "
+            "wake-up delay of a handoff, from the moment the port handed a waiter its packet and counted it in C "
+            "until it ran (runs without a handoff left out); released but not running, those delays' total over "
+            "the window: threads counted in C on average that had not run yet (min..max over the runs); queued "
+            "with room, the share of the window with a packet queued, a thread waiting and C &lt; M at once. "
+            "The charts show the first run's first transitions.</p>" + out)
+
+
 def family_section(res: Results, fam: grid.Family, notes: list[str]) -> str:
     out = f"<h3>{E(fam.title)}</h3>"
     for chart in build_family_charts(res, fam, notes):
@@ -316,7 +396,8 @@ def file_section(res: Results, notes: list[str]) -> str:
 def render_report(results: list[Results], notes: list[str]) -> str:
     title = "iocpbench report: " + ", ".join(
         str(r.machine.get("hostname") or r.path.stem) for r in results)
-    opening = "".join(answer_section(r) + report_open_loop.latency_answer_section(r) for r in results)
+    opening = "".join(answer_section(r) + port_lists_section(r) + report_open_loop.latency_answer_section(r)
+                      for r in results)
     body = "".join(file_section(r, notes) for r in results)
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{E(title)}</title>'
             f"<style>{CSS}</style></head><body><h1>{E(title)}</h1>"
