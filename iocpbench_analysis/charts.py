@@ -456,8 +456,9 @@ LIST_COLORS = {"waiting": "C0", "active": "C3", "paused": "C2", "depth": "grey"}
 LIST_LABELS = {"waiting": "waiting (in the port)", "active": "active (C)", "paused": "paused (blocked)",
                "depth": "queue depth (right axis)"}
 PORT_LISTS_CAPTION = (
-    "Steps at each transition of the port, as the port recorded them under its lock (the first run "
-    "of each point; the window's first transitions only). waiting: threads in the port's stack W, "
+    "Steps at the port's recorded changes, taken as its lock is released (every change while they "
+    "come at most every 2 us, one in K when faster; the first run of each point, the window's first "
+    "400 records). waiting: threads in the port's stack W, "
     "waiting for a packet; active (C): released threads the port counts against the concurrency "
     "value M (dashed); paused: released threads now blocked in a blocking region, not counted in C; "
     "queue depth (grey, right axis): packets queued in the port."
@@ -527,7 +528,8 @@ def _lists_panel(ax: Axes, series: port_lists.StepSeries, head: str) -> list[Any
     shown = f"{fmt_value(series.shown_ms)} of {fmt_value(series.window_ms)} ms" if series.window_ms else \
         f"{fmt_value(series.shown_ms)} ms"
     run = f"run {series.repetition}" if series.repetition is not None else "first run"
-    ax.set_title(f"{head}\n{run}: {series.recorded} transitions, {shown}"
+    title = "\n".join(textwrap.wrap(head, 48))
+    ax.set_title(f"{title}\n{run}: {series.recorded} records, {shown}"
                  + (" (record full)" if series.cut else ""), fontsize=8.5)
     handles, _ = ax.get_legend_handles_labels()
     depth_handles, _ = depth_ax.get_legend_handles_labels()

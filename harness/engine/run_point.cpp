@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -298,13 +299,17 @@ struct PointPorts {
   }
 };
 
+bool keeps_port_lists(const PointSpec& spec, bool per_thread_ports) {
+  return !per_thread_ports && spec.metrics && std::getenv("IOCPBENCH_NO_PORT_LISTS") == nullptr;
+}
+
 PointPorts make_ports(const PointSpec& spec, bool per_thread_ports) {
   PointPorts ports;
   for (unsigned i = 0; i < (per_thread_ports ? spec.pool_value : 1u); ++i) {
-    // The lists over time cost a clock read per transition: kept for a shared port when the
-    // run measures (P6: --no-metrics runs without them).
+    // The lists over time: kept for a shared port when the run measures (P6: --no-metrics
+    // runs without them; IOCPBENCH_NO_PORT_LISTS set, too, for an A/B of their cost).
     ports.owned.push_back(port::make_port(spec.port, {.concurrency = per_thread_ports ? 1u : spec.concurrency_value,
-                                                      .list_timeline = !per_thread_ports && spec.metrics}));
+                                                      .list_timeline = keeps_port_lists(spec, per_thread_ports)}));
     if (!ports.owned.back()) throw BadInput{"--port", "backend not available"};
     ports.all.push_back(ports.owned.back().get());
   }
@@ -327,7 +332,8 @@ std::string port_lists_unavailable(const PointSpec& spec, const port::Completion
   if (spec.dispatch == Dispatch::per_thread) {
     return "per-thread dispatch: one port per worker at concurrency 1; the lists are kept for a shared port";
   }
-  if (!spec.metrics) return "--no-metrics: the lists cost a clock read per transition of the port";
+  if (!spec.metrics) return "--no-metrics: the lists cost clock reads in the port's critical sections";
+  if (std::getenv("IOCPBENCH_NO_PORT_LISTS") != nullptr) return "IOCPBENCH_NO_PORT_LISTS is set";
   if (port.backend() == "win32") {
     return "the kernel's IOCP does not expose its lists: not the waiting, released or paused threads, nor "
            "when a released thread runs";

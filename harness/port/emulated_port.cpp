@@ -35,7 +35,8 @@ struct Waiter {
   // The futex word: 1 once `out`/`status` are written; 2: asked to watch the feed (io_feed.hpp).
   std::atomic<std::uint32_t> ready{0};
   bool watching = false;  // waits on the feed, not on `ready` (under the port's lock)
-  std::uint64_t handoff_ns = 0;  // when it was handed its packet (with a list timeline)
+  std::uint64_t handoff_ns = 0;  // when it was handed its packet (a timed handoff, list timeline)
+  std::uint32_t handoff_weight = 0;  // the handoffs that one stands for
   Waiter* below = nullptr;
   Waiter* above = nullptr;
 };
@@ -91,6 +92,23 @@ struct Association;
 
 }  // namespace
 
+class EmulatedPortCore;
+
+// The port's lock, which records the lists (list_timeline.hpp) as it is released when they
+// changed while it was held: one clock read per critical section, not one per transition (a
+// remove is a decrement, an increment and a pop under one hold).
+class ListsLock {
+ public:
+  explicit ListsLock(EmulatedPortCore& core) : core_(core) {}
+  void lock() noexcept { lock_.lock(); }
+  bool try_lock() noexcept { return lock_.try_lock(); }
+  inline void unlock() noexcept;
+
+ private:
+  EmulatedPortCore& core_;
+  PortLock lock_;  // spins briefly before sleeping (port_lock.hpp)
+};
+
 class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
  public:
   explicit EmulatedPortCore(const PortOptions& options)
@@ -99,7 +117,7 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
         block_gate_(options.rules.block_releases_within_cap ? gate_ : kNoLimit),
         check_invariants_(options.check_invariants),
         rules_(options.rules) {
-    if (options.list_timeline) timeline_ = std::make_unique<ListTimeline>(concurrency_, now_ns());
+    if (options.list_timeline) timeline_ = std::make_unique<ListTimeline>(concurrency_, &now_ns);
   }
 
   unsigned concurrency() const { return concurrency_; }
@@ -145,14 +163,20 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
     return call == Call::batch && capacity == 1 && !rules_.batch_entry_status ? Call::single : call;
   }
   void check_invariant();
-  // The lists changed (under the lock): the timeline, when kept, records them.
-  void note_lists() {
-    if (timeline_) [[unlikely]] {
-      timeline_->change(now_ns(), {waiting_, active_, paused_, static_cast<std::uint32_t>(queue_.size())});
+  // The lists changed (under the lock): the timeline, when kept, records them as the lock is
+  // released (ListsLock).
+  void note_lists() { lists_changed_ = true; }
+  void record_lists() const {
+    if (timeline_ && lists_changed_) [[unlikely]] {
+      lists_changed_ = false;
+      timeline_->change({waiting_, active_, paused_, static_cast<std::uint32_t>(queue_.size())});
     }
   }
   void stamp_handoff(Waiter& waiter) const {
-    if (timeline_) [[unlikely]] waiter.handoff_ns = now_ns();
+    if (timeline_) [[unlikely]] {
+      waiter.handoff_weight = timeline_->handoff_sample();
+      if (waiter.handoff_weight > 0) waiter.handoff_ns = now_ns();
+    }
   }
   // The feed (io_feed.hpp), all under the lock: hand a waiter its wake-up (through the feed
   // for the watcher), move the feed's ready completions in by transition 1, and keep one
@@ -167,15 +191,16 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   // remove()'s steps. On entry, under the lock: the feed's ready completions come in, and the
   // thread's association moves here (3a) or gives back the slot its last release took. False
   // when the port was closed while the lock was dropped on the way.
-  bool enter_remove(std::unique_lock<PortLock>& lock, Association& self);
+  bool enter_remove(std::unique_lock<ListsLock>& lock, Association& self);
   // 3d, under the lock: the thread joins W; true when it is to watch the feed.
   bool begin_wait(Waiter& waiter, Association& self);
   // Without the lock: until the waiter is handed a packet (true) or its deadline passes and it
   // leaves W (false, transition 4), watching the feed whenever asked to.
   bool wait_for_packet(Waiter& waiter, Association& self, Timeout timeout, bool watching,
-                       std::unique_lock<PortLock>& lock);
+                       std::unique_lock<ListsLock>& lock);
 
-  mutable PortLock mutex_;  // spins briefly before sleeping (port_lock.hpp)
+  friend class ListsLock;
+  mutable ListsLock mutex_{*this};
   const unsigned concurrency_;  // M
   // What C is compared against before a gated increment: M, or no limit without the cap rule
   // (so the faithful port's hot path does the one compare it always did).
@@ -186,6 +211,7 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   unsigned active_ = 0;
   std::uint32_t waiting_ = 0, paused_ = 0;  // |W|, and released threads now blocked
   std::unique_ptr<ListTimeline> timeline_;  // PortOptions::list_timeline
+  mutable bool lists_changed_ = false;      // since the lock was taken
   bool closed_ = false;
   RingQueue<Packet> queue_;
   Waiter* top_ = nullptr;     // the newest waiter (LIFO wake-up takes this one)
@@ -204,6 +230,11 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   std::atomic<bool> unwatched_{false};
 };
 
+void ListsLock::unlock() noexcept {
+  core_.record_lists();
+  lock_.unlock();
+}
+
 namespace {
 
 // Which port the calling thread is associated with, and how it counts there. The thread's exit
@@ -213,6 +244,10 @@ struct Association {
   ThreadState state = ThreadState::none;
   unsigned blocking_depth = 0;
   unsigned extra_slots = 0;  // slots held beyond one (only the batch_slot_per_entry mutant)
+  // The wake-up delay of its last handoff, for the port's list timeline, not yet reported.
+  std::uint64_t wake_delay_ns = 0;
+  std::uint32_t wake_delay_weight = 0;
+  bool wake_delay_pending = false;
 
   unsigned slots() const { return 1 + extra_slots; }
   void leave() {
@@ -475,7 +510,12 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
     self.state = ThreadState::none;
     return RemoveStatus::abandoned;
   }
-  if (timeline_ && waiter.handoff_ns != 0) timeline_->woke(waiter.handoff_ns, now_ns());
+  if (timeline_ && waiter.handoff_ns != 0) {  // reported at this thread's next call (enter_remove)
+    const std::uint64_t now = now_ns();
+    self.wake_delay_ns = now > waiter.handoff_ns ? now - waiter.handoff_ns : 0;
+    self.wake_delay_weight = waiter.handoff_weight;
+    self.wake_delay_pending = true;
+  }
   self.state = ThreadState::released;
   if (capacity > 1) {  // 7: a batch also takes what is already queued, on the same slot
     lock.lock();
@@ -494,7 +534,11 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   return status_of_call(batch_of_one_as_single(call, capacity), out);
 }
 
-bool EmulatedPortCore::enter_remove(std::unique_lock<PortLock>& lock, Association& self) {
+bool EmulatedPortCore::enter_remove(std::unique_lock<ListsLock>& lock, Association& self) {
+  if (self.wake_delay_pending && self.core.get() == this && timeline_) {
+    timeline_->woke(self.wake_delay_ns, self.wake_delay_weight);
+    self.wake_delay_pending = false;
+  }
   if (feed_ != nullptr) {
     // Completions the kernel would have queued while this thread ran (it still holds its
     // slot, so they queue here too, unless they find a waiter).
@@ -541,7 +585,7 @@ bool EmulatedPortCore::begin_wait(Waiter& waiter, Association& self) {
 }
 
 bool EmulatedPortCore::wait_for_packet(Waiter& waiter, Association& self, Timeout timeout,
-                                       bool watching, std::unique_lock<PortLock>& lock) {
+                                       bool watching, std::unique_lock<ListsLock>& lock) {
   Clock::time_point deadline{};
   const Clock::time_point* deadline_ptr = nullptr;
   if (timeout != kInfinite) {
@@ -695,13 +739,13 @@ PortCounters EmulatedPortCore::counters() const {
 std::optional<ListTotals> EmulatedPortCore::list_totals() const {
   if (!timeline_) return std::nullopt;
   std::lock_guard lock(mutex_);
-  return timeline_->totals(now_ns());
+  return timeline_->totals();
 }
 
 void EmulatedPortCore::record_list_events(std::size_t max) {
   if (!timeline_) return;
   std::lock_guard lock(mutex_);
-  timeline_->record_events(max, now_ns());
+  timeline_->record_events(max);
 }
 
 std::vector<ListEvent> EmulatedPortCore::list_events(bool& cut) const {

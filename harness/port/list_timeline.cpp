@@ -23,57 +23,96 @@ std::uint64_t delay_bucket_low_ns(std::size_t b) {
   return (std::uint64_t{4} + (b % 4)) << (k - 2);
 }
 
-ListTimeline::ListTimeline(unsigned concurrency, std::uint64_t t0_ns)
-    : concurrency_(concurrency), last_ns_(t0_ns) {}
-
-void ListTimeline::integrate(ListTotals& t, std::uint64_t until_ns) const {
-  const std::uint64_t dt = until_ns > last_ns_ ? until_ns - last_ns_ : 0;
-  t.waiting_ns += std::uint64_t{last_.waiting} * dt;
-  t.active_ns += std::uint64_t{last_.active} * dt;
-  t.paused_ns += std::uint64_t{last_.paused} * dt;
-  t.depth_ns += std::uint64_t{last_.depth} * dt;
-  t.waiting_at[bucket(last_.waiting)] += dt;
-  t.active_at[bucket(last_.active)] += dt;
-  t.paused_at[bucket(last_.paused)] += dt;
-  t.depth_at[bucket(last_.depth)] += dt;
-  if (last_.depth > 0 && last_.waiting > 0 && last_.active < concurrency_) t.queued_with_room_ns += dt;
+void ListTimeline::Pending::add(const ListLevels& l, unsigned concurrency) {
+  ++states;
+  waiting += l.waiting;
+  active += l.active;
+  paused += l.paused;
+  depth += l.depth;
+  ++waiting_at[bucket(l.waiting)];
+  ++active_at[bucket(l.active)];
+  ++paused_at[bucket(l.paused)];
+  ++depth_at[bucket(l.depth)];
+  if (l.depth > 0 && l.waiting > 0 && l.active < concurrency) ++queued_with_room;
 }
 
-void ListTimeline::change(std::uint64_t t_ns, const ListLevels& levels) {
-  t_ns = std::max(t_ns, last_ns_);  // clock reads of two threads may pass each other
-  integrate(totals_, t_ns);
-  last_ns_ = t_ns;
-  last_ = levels;
+ListTimeline::ListTimeline(unsigned concurrency, Clock clock)
+    : concurrency_(concurrency), clock_(clock), last_ns_(clock()) {}
+
+// `dt_ns` shared equally among the pending states.
+void ListTimeline::share(ListTotals& t, const Pending& p, double dt_ns) const {
+  if (p.states == 0) return;
+  const double each = dt_ns / p.states;
+  t.waiting_ns += static_cast<double>(p.waiting) * each;
+  t.active_ns += static_cast<double>(p.active) * each;
+  t.paused_ns += static_cast<double>(p.paused) * each;
+  t.depth_ns += static_cast<double>(p.depth) * each;
+  for (std::size_t i = 0; i < kLevelBuckets; ++i) {
+    t.waiting_at[i] += p.waiting_at[i] * each;
+    t.active_at[i] += p.active_at[i] * each;
+    t.paused_at[i] += p.paused_at[i] * each;
+    t.depth_at[i] += p.depth_at[i] * each;
+  }
+  t.queued_with_room_ns += static_cast<double>(p.queued_with_room) * each;
+}
+
+void ListTimeline::read_clock() {
+  const std::uint64_t now = std::max(clock_(), last_ns_);  // two threads' reads may pass each other
+  const std::uint64_t dt = now - last_ns_;
+  share(totals_, pending_, static_cast<double>(dt));
+  ++totals_.clock_reads;
+  pending_ = Pending{};
+  last_ns_ = now;
+  // The K changes since the last read took dt: read less often while that is under
+  // kMinReadGapNs, more often once it is over four times that.
+  if (dt < kMinReadGapNs && changes_per_read_ < kMaxChangesPerRead) {
+    changes_per_read_ *= 2;
+  } else if (dt > 4 * kMinReadGapNs && changes_per_read_ > 1) {
+    changes_per_read_ /= 2;
+  }
   if (events_.size() < max_events_) {
-    events_.push_back({t_ns, levels});
+    events_.push_back({now, last_});
   } else if (max_events_ > 0) {
     events_cut_ = true;
   }
 }
 
-void ListTimeline::woke(std::uint64_t handoff_ns, std::uint64_t run_ns) {
-  const std::uint64_t d = run_ns > handoff_ns ? run_ns - handoff_ns : 0;
-  wakes_.fetch_add(1, std::memory_order_relaxed);
-  wake_ns_.fetch_add(d, std::memory_order_relaxed);
-  wake_buckets_[delay_bucket(d)].fetch_add(1, std::memory_order_relaxed);
+void ListTimeline::change(const ListLevels& levels) {
+  pending_.add(last_, concurrency_);  // the state that held until this change
+  last_ = levels;
+  ++totals_.changes;
+  if (++changes_since_read_ >= changes_per_read_) {
+    changes_since_read_ = 0;
+    read_clock();
+  }
 }
 
-ListTotals ListTimeline::totals(std::uint64_t t_ns) const {
+void ListTimeline::woke(std::uint64_t delay_ns, std::uint32_t weight) {
+  wakes_ += weight;
+  wake_ns_ += delay_ns * weight;
+  wake_buckets_[delay_bucket(delay_ns)] += weight;
+}
+
+ListTotals ListTimeline::totals() const {
   ListTotals t = totals_;
-  integrate(t, std::max(t_ns, last_ns_));
-  t.t_ns = std::max(t_ns, last_ns_);
-  t.wakes = wakes_.load(std::memory_order_relaxed);
-  t.wake_ns = wake_ns_.load(std::memory_order_relaxed);
-  for (std::size_t i = 0; i < kDelayBuckets; ++i) t.wake_buckets[i] = wake_buckets_[i].load(std::memory_order_relaxed);
+  const std::uint64_t now = std::max(clock_(), last_ns_);
+  Pending p = pending_;
+  p.add(last_, concurrency_);  // the state now, up to now
+  share(t, p, static_cast<double>(now - last_ns_));
+  t.t_ns = now;
+  t.now = last_;
+  t.wakes = wakes_;
+  t.wake_ns = wake_ns_;
+  t.wake_buckets = wake_buckets_;
   return t;
 }
 
-void ListTimeline::record_events(std::size_t max, std::uint64_t t_ns) {
+void ListTimeline::record_events(std::size_t max) {
   events_.clear();
   events_.reserve(max);
   max_events_ = max;
   events_cut_ = false;
-  if (max > 0) events_.push_back({std::max(t_ns, last_ns_), last_});
+  if (max > 0) events_.push_back({std::max(clock_(), last_ns_), last_});
 }
 
 }  // namespace iocpbench::port

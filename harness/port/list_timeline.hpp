@@ -4,18 +4,27 @@
 // it. The lists are the waiting threads (W, released LIFO), the released threads counted in C,
 // the paused ones (released, then blocked elsewhere) and the queued packets.
 //
+// The clock: a port can make tens of millions of transitions a second (a closed loop of posts
+// with no work), where one clock read each would cost a third of its speed. So the timeline
+// reads the clock after every change only while changes come at least kMinReadGapNs apart;
+// faster, it reads it every K changes (K doubling up to kMaxChangesPerRead while the gaps stay
+// short, halving when they grow) and shares the time between two reads equally among the
+// states the changes in between left (exact when K is 1; an estimate from many changes, each
+// a microsecond or less, otherwise). `changes_per_read` in the totals says how it ran.
+//
 // What is kept, bounded in memory whatever the run's length:
 //   - cumulative totals: each list's time-weighted sum (level x ns) and the time spent at each
 //     level (0..15, and 16 or more), so a window's means and distributions are the difference of
 //     two snapshots (as PortCounters are);
 //   - the time the port had work and room but nothing ran it: (a) a packet queued while a thread
 //     waited and C < M; (b) per handoff, the time from the moment a waiter is handed a packet
-//     (and counted in C) to the moment it runs again after its wait (the wake-up delay);
-//   - a record of the first `max` transitions after record_events(max): the lists as they were,
-//     for a chart of one run. When it is full the totals go on; the record says it was cut.
+//     (and counted in C) to the moment it runs again after its wait (the wake-up delay; one
+//     handoff in K is timed and stands for K, K as for the clock reads);
+//   - a record of the first `max` clock reads after record_events(max): the lists as they were
+//     then, for a chart of one run (every transition while K is 1). When it is full the totals
+//     go on; the record says it was cut.
 
 #include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -31,7 +40,7 @@ struct ListLevels {
 
 // Levels 0..kLevelBuckets-2 each, and the last bucket for every level above.
 inline constexpr std::size_t kLevelBuckets = 17;
-using LevelTimes = std::array<std::uint64_t, kLevelBuckets>;  // ns at each level
+using LevelTimes = std::array<double, kLevelBuckets>;  // ns at each level
 // Wake-up delays in quarter-octave buckets of nanoseconds: below 4 ns one bucket per ns, then
 // four per power of two up to 2^40 ns (delay_bucket, delay_bucket_low_ns).
 inline constexpr std::size_t kDelayBuckets = 160;
@@ -40,12 +49,14 @@ std::uint64_t delay_bucket_low_ns(std::size_t bucket);
 
 struct ListTotals {
   std::uint64_t t_ns = 0;  // when these were taken (the port's clock, metrics' monotonic ns)
+  ListLevels now;          // the lists then
   // Time-weighted sums, level x ns.
-  std::uint64_t waiting_ns = 0, active_ns = 0, paused_ns = 0, depth_ns = 0;
+  double waiting_ns = 0, active_ns = 0, paused_ns = 0, depth_ns = 0;
   LevelTimes waiting_at{}, active_at{}, paused_at{}, depth_at{};
   // (a): a packet queued, a thread waiting and C < M at once (never, under the invariant, for
   // posted packets; I/O the port has not absorbed yet is not queued here).
-  std::uint64_t queued_with_room_ns = 0;
+  double queued_with_room_ns = 0;
+  std::uint64_t changes = 0, clock_reads = 0;  // changes_per_read = changes / clock_reads
   // (b): handoffs timed, their delays' sum and distribution.
   std::uint64_t wakes = 0, wake_ns = 0;
   std::array<std::uint64_t, kDelayBuckets> wake_buckets{};
@@ -56,30 +67,53 @@ struct ListEvent {
   ListLevels levels;
 };
 
+inline constexpr std::uint64_t kMinReadGapNs = 2000;
+inline constexpr unsigned kMaxChangesPerRead = 64;
+
 class ListTimeline {
  public:
-  ListTimeline(unsigned concurrency, std::uint64_t t0_ns);
+  using Clock = std::uint64_t (*)();  // monotonic ns (the port's; a script's in tests)
+  ListTimeline(unsigned concurrency, Clock clock);
 
-  // The lists changed at `t_ns` (under the port's lock, `t_ns` not before the last change's).
-  void change(std::uint64_t t_ns, const ListLevels& levels);
-  // A waiter handed a packet at `handoff_ns` runs again at `run_ns` (any thread).
-  void woke(std::uint64_t handoff_ns, std::uint64_t run_ns);
-  // The totals up to `t_ns` (under the port's lock).
-  ListTotals totals(std::uint64_t t_ns) const;
+  // The lists changed (under the port's lock).
+  void change(const ListLevels& levels);
+  // A waiter handed a packet ran again `delay_ns` later (under the port's lock: the thread
+  // reports it at its next call into the port, so no shared counter is touched per handoff).
+  // `weight`: the handoffs it stands for (handoff_sample()).
+  void woke(std::uint64_t delay_ns, std::uint32_t weight = 1);
+  // Whether to time this handoff, and how many it then stands for (0: not timed). Handoffs are
+  // timed one in K, K as for the clock reads (every one while changes come slowly), since each
+  // costs two clock reads.
+  std::uint32_t handoff_sample() { return ++handoffs_seen_ % changes_per_read_ == 0 ? changes_per_read_ : 0; }
+  // The totals up to now (under the port's lock).
+  ListTotals totals() const;
   // Starts a new record of at most `max` events (0: none), from the lists as they are now.
-  void record_events(std::size_t max, std::uint64_t t_ns);
+  void record_events(std::size_t max);
   std::vector<ListEvent> events() const { return events_; }
   bool events_cut() const { return events_cut_; }
 
  private:
-  void integrate(ListTotals& t, std::uint64_t until_ns) const;
+  // The states the changes since the last clock read left, each to get an equal share of the
+  // time to the next read.
+  struct Pending {
+    std::uint32_t states = 0;
+    std::uint64_t waiting = 0, active = 0, paused = 0, depth = 0, queued_with_room = 0;
+    std::array<std::uint32_t, kLevelBuckets> waiting_at{}, active_at{}, paused_at{}, depth_at{};
+    void add(const ListLevels& l, unsigned concurrency);
+  };
+  void share(ListTotals& t, const Pending& p, double dt_ns) const;
+  void read_clock();
 
   unsigned concurrency_;
-  std::uint64_t last_ns_;
-  ListLevels last_;
-  ListTotals totals_;  // integrated up to last_ns_; the wake fields are kept below
-  std::atomic<std::uint64_t> wakes_{0}, wake_ns_{0};
-  std::array<std::atomic<std::uint64_t>, kDelayBuckets> wake_buckets_{};
+  Clock clock_;
+  std::uint64_t last_ns_;  // the last clock read
+  ListLevels last_;        // the lists now
+  Pending pending_;
+  unsigned changes_per_read_ = 1, changes_since_read_ = 0;
+  std::uint32_t handoffs_seen_ = 0;
+  ListTotals totals_;  // shared out up to last_ns_; the wake fields are kept below
+  std::uint64_t wakes_ = 0, wake_ns_ = 0;
+  std::array<std::uint64_t, kDelayBuckets> wake_buckets_{};
   std::vector<ListEvent> events_;
   std::size_t max_events_ = 0;
   bool events_cut_ = false;

@@ -18,37 +18,67 @@ namespace {
 using namespace std::chrono_literals;
 constexpr auto kStepBound = 10s;
 
+// A scripted clock: the tests set the time each change happens at.
+std::uint64_t g_now_ns = 0;
+std::uint64_t scripted_clock() { return g_now_ns; }
+
+void change_at(ListTimeline& t, std::uint64_t at_ns, const ListLevels& levels) {
+  g_now_ns = at_ns;
+  t.change(levels);
+}
+
+// Changes microseconds apart: a clock read at every one, so the totals are exact.
 TEST(ListTimeline, IntegratesScriptedTransitionsExactly) {
-  ListTimeline t(/*concurrency=*/1, /*t0_ns=*/0);
-  t.change(100, {.waiting = 1});
-  t.change(300, {.waiting = 0, .active = 1});
-  t.change(700, {.waiting = 1, .active = 0, .depth = 2});  // queued, a waiter, C < M
-  t.change(800, {.waiting = 1, .active = 1, .paused = 3, .depth = 20});
-  const ListTotals x = t.totals(1000);
-  EXPECT_EQ(x.t_ns, 1000u);
-  EXPECT_EQ(x.waiting_ns, 200u + 100 + 200);
-  EXPECT_EQ(x.active_ns, 400u + 200);
-  EXPECT_EQ(x.paused_ns, 3u * 200);
-  EXPECT_EQ(x.depth_ns, 2u * 100 + 20 * 200);
-  EXPECT_EQ(x.waiting_at[0], 100u + 400);
-  EXPECT_EQ(x.waiting_at[1], 200u + 100 + 200);
-  EXPECT_EQ(x.depth_at[kLevelBuckets - 1], 200u) << "20 queued counts as 16 or more";
-  EXPECT_EQ(x.queued_with_room_ns, 100u) << "only 700..800 had a packet, a waiter and C < M";
-  std::uint64_t at = 0;
-  for (std::uint64_t v : x.active_at) at += v;
-  EXPECT_EQ(at, 1000u) << "every nanosecond at exactly one level";
+  g_now_ns = 0;
+  ListTimeline t(/*concurrency=*/1, scripted_clock);
+  constexpr std::uint64_t us = 1000;
+  change_at(t, 100 * us, {.waiting = 1});
+  change_at(t, 300 * us, {.waiting = 0, .active = 1});
+  change_at(t, 700 * us, {.waiting = 1, .active = 0, .depth = 2});  // queued, a waiter, C < M
+  change_at(t, 800 * us, {.waiting = 1, .active = 1, .paused = 3, .depth = 20});
+  g_now_ns = 1000 * us;
+  const ListTotals x = t.totals();
+  EXPECT_EQ(x.t_ns, 1000 * us);
+  EXPECT_DOUBLE_EQ(x.waiting_ns, (200.0 + 100 + 200) * us);
+  EXPECT_DOUBLE_EQ(x.active_ns, (400.0 + 200) * us);
+  EXPECT_DOUBLE_EQ(x.paused_ns, 3.0 * 200 * us);
+  EXPECT_DOUBLE_EQ(x.depth_ns, (2.0 * 100 + 20 * 200) * us);
+  EXPECT_DOUBLE_EQ(x.waiting_at[0], (100.0 + 400) * us);
+  EXPECT_DOUBLE_EQ(x.waiting_at[1], (200.0 + 100 + 200) * us);
+  EXPECT_DOUBLE_EQ(x.depth_at[kLevelBuckets - 1], 200.0 * us) << "20 queued counts as 16 or more";
+  EXPECT_DOUBLE_EQ(x.queued_with_room_ns, 100.0 * us) << "only 700..800 had a packet, a waiter and C < M";
+  double at = 0;
+  for (double v : x.active_at) at += v;
+  EXPECT_DOUBLE_EQ(at, 1000.0 * us) << "every nanosecond at exactly one level";
+  EXPECT_EQ(x.changes, 4u);
+  EXPECT_EQ(x.clock_reads, 4u);
+}
+
+// Changes 10 ns apart: the clock is read every K of them, and the time between reads shared
+// among the states they left. The estimate keeps every nanosecond and the mean.
+TEST(ListTimeline, FastChangesShareTheTimeBetweenClockReads) {
+  g_now_ns = 0;
+  ListTimeline t(2, scripted_clock);
+  for (int i = 1; i <= 100000; ++i) change_at(t, 10u * i, {.active = static_cast<std::uint32_t>(i % 2)});
+  g_now_ns = 10u * 100000;
+  const ListTotals x = t.totals();
+  EXPECT_EQ(x.changes, 100000u);
+  EXPECT_LT(x.clock_reads, x.changes / 32) << "read every K = 64 changes once they come fast";
+  EXPECT_NEAR(x.active_ns / 1e6, 0.5, 0.01) << "half the time at 1";
+  EXPECT_NEAR(x.active_at[0] + x.active_at[1], 1e6, 1e-3);
 }
 
 TEST(ListTimeline, RecordsTheFirstEventsAndSaysWhenCut) {
-  ListTimeline t(2, 0);
-  t.record_events(3, 10);  // the lists as they are, then two changes
-  t.change(20, {.active = 1});
-  t.change(30, {.active = 2});
+  g_now_ns = 10'000;
+  ListTimeline t(2, scripted_clock);
+  t.record_events(3);  // the lists as they are, then two changes
+  change_at(t, 20'000, {.active = 1});
+  change_at(t, 30'000, {.active = 2});
   EXPECT_FALSE(t.events_cut());
-  t.change(40, {.active = 1});
+  change_at(t, 40'000, {.active = 1});
   ASSERT_EQ(t.events().size(), 3u);
   EXPECT_TRUE(t.events_cut());
-  EXPECT_EQ(t.events()[0].t_ns, 10u);
+  EXPECT_EQ(t.events()[0].t_ns, 10'000u);
   EXPECT_EQ(t.events()[2].levels.active, 2u);
 }
 
@@ -60,10 +90,11 @@ TEST(ListTimeline, WakeDelaysGoToQuarterOctaveBuckets) {
       EXPECT_GT(delay_bucket_low_ns(b + 1), ns) << ns;
     }
   }
-  ListTimeline t(1, 0);
-  t.woke(1000, 5000);
-  t.woke(2000, 2000);
-  const ListTotals x = t.totals(0);
+  g_now_ns = 0;
+  ListTimeline t(1, scripted_clock);
+  t.woke(4000);
+  t.woke(0);
+  const ListTotals x = t.totals();
   EXPECT_EQ(x.wakes, 2u);
   EXPECT_EQ(x.wake_ns, 4000u);
   EXPECT_EQ(x.wake_buckets[delay_bucket(4000)], 1u);
@@ -74,11 +105,8 @@ std::unique_ptr<CompletionPort> timed_port() {
   return make_port(Backend::emulated, {.concurrency = 1, .check_invariants = true, .list_timeline = true});
 }
 
-ListLevels last_levels(const CompletionPort& port) {
-  bool cut = false;
-  const auto events = port.list_events(cut);
-  return events.empty() ? ListLevels{} : events.back().levels;
-}
+// The lists now (the event record is one in K changes when they come fast: not a test's clock).
+ListLevels last_levels(const CompletionPort& port) { return port.list_totals()->now; }
 
 // Waits (bounded) until the port's lists satisfy `done`.
 template <typename Done>
@@ -117,12 +145,16 @@ TEST(PortLists, AHandoffIsTimedFromTheHandoffToTheWaiterRunning) {
   ASSERT_TRUE(port->post({.key = 7}));  // handed straight to the waiter: never queued
   ASSERT_EQ(got.wait_for(kStepBound), std::future_status::ready);
   EXPECT_EQ(got.get().status, RemoveStatus::ok);
+  EXPECT_EQ(port->list_totals()->wakes, 0u) << "reported at the thread's next call into the port";
+  auto again = async_remove(waiter, *port, 0ms);
+  ASSERT_EQ(again.wait_for(kStepBound), std::future_status::ready);
+  EXPECT_EQ(again.get().status, RemoveStatus::timeout);
   const ListTotals t = *port->list_totals();
   EXPECT_EQ(t.wakes, 1u);
   EXPECT_EQ(t.queued_with_room_ns, 0u) << "a handoff in flight is not a queued packet";
   const ListLevels l = last_levels(*port);
   EXPECT_EQ(l.waiting, 0u);
-  EXPECT_EQ(l.active, 1u);
+  EXPECT_EQ(l.active, 1u) << "the timed-out remove keeps its slot (3c)";
   EXPECT_EQ(l.depth, 0u);
   port->close();
 }
