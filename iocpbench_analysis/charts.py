@@ -200,15 +200,20 @@ def throughput_vs_blocking(points: Points, title: str) -> Figure:
                         label=None if off_marked else "blocking ratio not within tolerance")
                 off_marked = True
         ax.set_title(f"concurrency {grid.spec_value_label(points, 'concurrency', c)}", fontsize=9)
-        ax.set_xlabel("blocking ratio achieved, median over runs\n(blocked-only where measured)")
-        ax.set_ylabel("throughput (ops/s): median,\nbootstrap 95% CI of the median")
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: fmt_value(y)))
-        ax.set_ylim(bottom=0)
-        ax.set_xlim(-0.03, 1.0)
-        ax.grid(alpha=0.3)
-        if ax.lines:
-            ax.legend(fontsize=7)
+        _blocking_axes(ax, "throughput (ops/s): median,\nbootstrap 95% CI of the median")
     return fig
+
+
+def _blocking_axes(ax: Axes, ylabel: str, ylabel_size: float | None = None) -> None:
+    """The axes of a chart against the blocking ratio achieved: labels, limits, grid, legend."""
+    ax.set_xlabel("blocking ratio achieved, median over runs\n(blocked-only where measured)")
+    ax.set_ylabel(ylabel, fontsize=ylabel_size)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: fmt_value(y)))
+    ax.set_ylim(bottom=0)
+    ax.set_xlim(-0.03, 1.0)
+    ax.grid(alpha=0.3)
+    if ax.lines:
+        ax.legend(fontsize=7)
 
 
 def _lines_over_pool(
@@ -636,14 +641,7 @@ def port_lists_vs_blocking(points: Points, title: str) -> Figure:
                             color=f"C{pools.index(curve.pool) % 10}",
                             label=f"pool {grid.spec_value_label(points, 'pool', curve.pool)}")
             ax.set_title(f"concurrency {grid.spec_value_label(points, 'concurrency', c)}: {what}", fontsize=9)
-            ax.set_xlabel("blocking ratio achieved, median over runs\n(blocked-only where measured)")
-            ax.set_ylabel(ylabel, fontsize=8)
-            ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: fmt_value(y)))
-            ax.set_ylim(bottom=0)
-            ax.set_xlim(-0.03, 1.0)
-            ax.grid(alpha=0.3)
-            if ax.lines:
-                ax.legend(fontsize=7)
+            _blocking_axes(ax, ylabel, 8)
     return fig
 
 

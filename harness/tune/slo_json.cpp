@@ -1,7 +1,7 @@
 #include "tune/slo_json.hpp"
 
 #include "results/write.hpp"
-#include "sweep/results_file.hpp"
+#include "tune/tune_json.hpp"
 
 namespace iocpbench::tune {
 namespace {
@@ -90,11 +90,7 @@ results::ResultsDocument slo_document(const SloOutcome& out) {
       points.push_back(std::move(point));
     }
   }
-  results::SweepBlock sweep_block = sweep::sweep_block(out.settings.grid);
-  sweep_block.mode = "tune";
-  sweep_block.complete = !out.interrupted;
-  results::ResultsDocument doc = results::new_document(std::move(sweep_block));
-  doc.points = std::move(points);
+  results::ResultsDocument doc = tune_mode_document(out.settings.grid, out.interrupted, std::move(points));
   doc.extra["tune_slo"] = slo_block(out);
   return doc;
 }

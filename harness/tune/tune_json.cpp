@@ -133,12 +133,18 @@ results::ResultsDocument tune_document(const TuneOutcome& t) {
     evidence.push_back(trial.id);
     points.push_back(std::move(point));
   }
-  results::SweepBlock sweep_block = sweep::sweep_block(t.settings.grid);
+  results::ResultsDocument doc = tune_mode_document(t.settings.grid, t.interrupted, std::move(points));
+  doc.tune = tune_block(t, evidence);
+  return doc;
+}
+
+results::ResultsDocument tune_mode_document(const sweep::Grid& grid, bool interrupted,
+                                            std::vector<results::PointResult> points) {
+  results::SweepBlock sweep_block = sweep::sweep_block(grid);
   sweep_block.mode = "tune";
-  sweep_block.complete = !t.interrupted;
+  sweep_block.complete = !interrupted;
   results::ResultsDocument doc = results::new_document(std::move(sweep_block));
   doc.points = std::move(points);
-  doc.tune = tune_block(t, evidence);
   return doc;
 }
 
