@@ -151,7 +151,7 @@ def median_where_present(entries: list[dict], metric: str) -> float:
 
 def p1(binary: Path, args, log) -> None:
     print("P1  port dispatch, post workload, no work (ratio of items/s; M = N)")
-    # Issue 21's targets: closed loop >= 1.0x condvar and >= 1.5x Asio at every pool; streaming
+    # The P1 targets: closed loop >= 1.0x condvar and >= 1.5x Asio at every pool; streaming
     # >= 2x Asio at every pool and >= 1.5x condvar at 2N and 2N+2 (1.2x at N, targets.md).
     modes = [("stream", "streaming", "", {"asio": 2.0, "condvar": None}),
              ("closed", "closed K=2M", "/K:2M", {"asio": 1.5, "condvar": 1.0}),
@@ -180,7 +180,7 @@ def p1(binary: Path, args, log) -> None:
 
 
 def p1_limits(binary: Path, args, log, stream_emulated: list[float]) -> None:
-    """The physical limits beside P1 (issue 21): the host's character, not targets."""
+    """The physical limits beside P1: the host's character, not targets."""
     names = ["poster_alone/emulated", "poster_alone/condvar", "pingpong/atomic", "handoff/futex",
              "pause"]
     log(f"P1 limits: {', '.join(names)}")
@@ -338,7 +338,7 @@ def hook_p4_file_vs_fio(program: Path, args, log) -> None:
                   f"--size={mib}M", "--time_based", f"--runtime={seconds:g}",
                   "--ramp_time=0.5"]
         timeout = seconds * 10 + 60
-        # Issue 15's targets (docs/targets.md P4), raised from 0.8 / 0.9 with the completion thread gone.
+        # The targets (docs/targets.md P4), raised from 0.8 / 0.9 with the completion thread gone.
         models = [("shared port (emulated, C=N, pool 2N) / fio", [], 0.9)]
         if "--dispatch" in text:
             models.append(("per-thread ports (pool N, C=1 each) / fio",

@@ -13,7 +13,7 @@ blocks' mean overshoot, then the worst deviations:
     /usr/bin/python3 bench/blocking_fidelity.py --results full.json  # a results file already made
     /usr/bin/python3 bench/blocking_fidelity.py --table              # post, C = N, pool N, 20/200 us
 
---table measures the table of issue 14 (before the fix: 0.599 / 0.695 / 0.811 at 20 us of work and
+--table measures the F1 table of docs/performance.md (before the fix: 0.599 / 0.695 / 0.811 at 20 us of work and
 0.326 / 0.546 / 0.756 at 200 us, for 0.25 / 0.5 / 0.75): one `iocpbench run` of 1.5 s per cell.
 
 Standard library only. Exit status: 0 done (this reports, it does not gate), 1 the sweep
@@ -151,7 +151,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--results", type=Path, help="read this results file instead of running a sweep")
     parser.add_argument("--grid", choices=("quick", "default"), default="quick", help="the sweep to run (default quick)")
     parser.add_argument("--binary", type=Path, default=ROOT / "build/release/harness/iocpbench")
-    parser.add_argument("--table", action="store_true", help="measure issue 14's table instead of a grid")
+    parser.add_argument("--table", action="store_true", help="measure docs/performance.md's F1 table instead of a grid")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:

@@ -13,7 +13,7 @@
 //   efficient/<backend>                   P3, "the most efficient scenario": packets queued,
 //                                         the port at its concurrency limit, the running
 //                                         threads drain them (closed loop, K = 64M, pool 2N+2).
-//   poster_alone/<backend>                The physical limits beside P1 (issue 21): one thread
+//   poster_alone/<backend>                The physical limits beside P1: one thread
 //   pingpong/atomic                       posting with no consumer (the streaming poster's
 //   pause                                 ceiling), two threads passing one cache line back
 //                                         and forth (the host's line round trip), and what

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Usage: bench/thread_schedstat.sh [WORKLOAD [BLOCKING]]  (IOCPBENCH_BIN: the binary; default build/release)
 # Per thread of one run: CPU, run-queue wait (schedstat run_delay) and timeslices over 2 s.
-# Issue 14/15: where a handler's runnable wait comes from.
+# Where a handler's runnable wait comes from.
 cd "$(dirname "$0")/.."
 w=${1:-socket}; b=${2:-0.5}
 "${IOCPBENCH_BIN:-build/release/harness/iocpbench}" run --workload $w --concurrency N --pool N --blocking $b --duration 3 --warmup 0.3 --json "${TMPDIR:-/tmp}/schedstat-$w.json" >/dev/null 2>&1 &

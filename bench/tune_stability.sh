@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Does `iocpbench tune` give the same answer when rerun? Runs the same tune command N times and
-# counts the recommendations (issue 16, item 4; docs/tuning.md).
+# counts the recommendations (docs/tuning.md).
 #
 #   bench/tune_stability.sh [-n RERUNS] [-b BINARY] [-o DIR] -- TUNE-ARGS...
 #   bench/tune_stability.sh -n 10 -- --workload post --blocking 0.5 --work-us 50

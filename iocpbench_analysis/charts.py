@@ -166,7 +166,7 @@ def heatmap(points: Points, title: str) -> Figure:
 
 def throughput_vs_blocking(points: Points, title: str) -> Figure:
     """Throughput against the blocking ratio each point achieved (the request can be missed,
-    issue 14), a line per pool spec, a panel per concurrency spec; points not within the
+    docs/architecture.md), a line per pool spec, a panel per concurrency spec; points not within the
     tolerance are marked with a red cross."""
     closed_loop_only(points)
     rs = grid.ratios(points)

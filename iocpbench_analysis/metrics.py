@@ -99,7 +99,7 @@ def central_value(point: dict[str, Any], metric: str) -> float | None:
 
 
 def achieved_ratio(point: dict[str, Any]) -> float | None:
-    """The blocking ratio a point got, as its tolerance judges it (issue 14): the blocked-only
+    """The blocking ratio a point got, as its tolerance judges it: the blocked-only
     ratio (the runnable wait after a wake-up left out) where it was measured, else the achieved
     ratio; from blocking_fidelity's medians where the file has them, else the runs' medians.
     None where neither was recorded."""

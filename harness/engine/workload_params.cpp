@@ -147,7 +147,7 @@ FileParams parse_file(const nlohmann::json& j) {
     if (!j["overwrite"].is_boolean()) throw BadInput{"--overwrite", "must be true or false"};
     p.overwrite = j["overwrite"].get<bool>();
   }
-  // The file itself (issue 20): usable as it is, or creatable; never changed here.
+  // The file itself (docs/reliability.md, "File safety"): usable as it is, or creatable; never changed here.
   check_data_file_once(data_file_request(p));
   return p;
 }

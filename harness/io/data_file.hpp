@@ -1,7 +1,7 @@
 #pragma once
 // The data file of the file workload and of the `io` blocking kind.
 //
-// Never destroy what iocpbench did not create (issue 20):
+// Never destroy what iocpbench did not create (docs/reliability.md, "File safety"):
 // - A file that exists is used as it is: never truncated, extended or renamed over, and I/O
 //   stays within its size. --file-size-mib applies only to a file iocpbench creates.
 // - A file iocpbench creates is filled with data (not a sparse hole, which a device never

@@ -61,7 +61,7 @@ class PortLock {
   // enough. The spin is bounded in PAUSEs, not time (no clock read): 1000 in all, about 29 us
   // here (a PAUSE takes from about 10 to about 140 cycles across x86 generations, so 1000 are
   // a few to about 50 us elsewhere); then the waiter sleeps as before, so a preempted holder
-  // costs a spinner no more than that. docs/performance.md, "Issue 21: the hot
+  // costs a spinner no more than that. docs/performance.md, "The hot
   // path", has the measurements behind both numbers.
   static constexpr unsigned kMaxDelayPauses = 128;
   static constexpr unsigned kSpinBudgetPauses = 1000;

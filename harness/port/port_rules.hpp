@@ -29,7 +29,7 @@ struct PortRules {
   bool resume_over_limit = true;     // off: resume waits for a free slot (no over-limit window)
   bool batch_one_slot = true;        // off: a batch takes one slot per entry
   bool close_wakes_waiters = true;   // off: close leaves its waiters to their timeouts
-  // The two deviations issue 18 fixed, kept as mutants so that T23 and T24 are shown to fail
+  // The two deviations once found and fixed (docs/port-semantics.md), kept as mutants so that T23 and T24 are shown to fail
   // on them: off, the port behaves as it did before the fix.
   bool closed_check_first = true;    // off (D1): leave the old port before checking for close
   bool batch_entry_status = true;    // off (D2): a batch of one fails for a failed packet

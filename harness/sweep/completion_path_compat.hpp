@@ -1,5 +1,5 @@
 #pragma once
-// Results files across the change of the default completion path (issue 15): `thread` until
+// Results files across the change of the default completion path: `thread` until
 // it was `port`. The rule, in the schema too: a file or socket point (or a sweep block whose
 // grid has such workloads) without workload_params.completion_path was measured on `thread`,
 // because a results file written while thread was the default recorded only `port`; from the

@@ -1,4 +1,4 @@
-"""--completion-path across the change of its default (thread -> port, issue 15), through the
+"""--completion-path across the change of its default (thread -> port), through the
 real binary: a results file written before points recorded the path resumes on thread (never
 mixing the two paths in one point), refuses another path on the command line, and still meets a
 new file's points in iocpbench-compare, which says which path each side used."""

@@ -183,7 +183,7 @@ def test_read_only_fs_refuses_writes_in_one_line(binary, tmp_path, op):
         proc = run(binary, *FILE_RUN, "--buffered", "--op", op, "--overwrite", "--file",
                    str(mnt / "data.dat"), "--file-size-mib", "4", "--duration", "0.3", "--json",
                    str(out), timeout=BOUND)
-        assert proc.returncode == 2, (proc.returncode, proc.stderr)  # unusable: issue 20
+        assert proc.returncode == 2, (proc.returncode, proc.stderr)  # unusable: docs/reliability.md
         line = one_line_error(proc)
         assert "read-only file system" in line.lower() and "--file" in line, line
         assert not out.exists()
@@ -193,7 +193,7 @@ def test_read_only_fs_cannot_create_the_data_file(binary, tmp_path):
     with read_only_fs(tmp_path) as mnt:
         proc = run(binary, *FILE_RUN, "--buffered", "--file", str(mnt / "new.dat"),
                    "--file-size-mib", "4", "--duration", "0.3", timeout=BOUND)
-        assert proc.returncode == 2, (proc.returncode, proc.stderr)  # unusable: issue 20
+        assert proc.returncode == 2, (proc.returncode, proc.stderr)  # unusable: docs/reliability.md
         line = one_line_error(proc)
         assert "Read-only file system" in line and "new.dat" in line, line
 

@@ -1,4 +1,4 @@
-"""Issue 20: iocpbench never destroys what it did not create (docs/reliability.md, "File safety").
+"""iocpbench never destroys what it did not create (docs/reliability.md, "File safety").
 
 Through the real binary, on real files: an existing --file is never resized, renamed over or
 written without --overwrite; a results file another iocpbench process is writing is refused

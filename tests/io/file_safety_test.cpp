@@ -1,4 +1,4 @@
-// Issue 20 on every OS (Windows under Wine): the results-file lock (platform/file_lock.hpp) and
+// File safety (docs/reliability.md) on every OS (Windows under Wine): the results-file lock (platform/file_lock.hpp) and
 // the data file's rules (io/data_file.hpp), on real files in a fresh temporary folder.
 // tests/integration/test_file_safety.py drives the same through the binary on Linux, with the
 // cases that need another process (a second writer, a writer killed with SIGKILL).

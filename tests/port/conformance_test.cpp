@@ -448,7 +448,7 @@ TEST_P(Conformance, T13_Timeout) {
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(port->remove(p, 50ms), RemoveStatus::timeout);
   // Windows rounds a kernel timeout to its 15.625 ms clock tick, so a wait may end up to one
-  // tick early there (issue 17, item 2); everywhere else the timeout is a lower bound.
+  // tick early there; everywhere else the timeout is a lower bound.
   const auto tolerance = GetParam() == Backend::win32 ? std::chrono::microseconds(15625)
                                                       : std::chrono::microseconds(0);
   EXPECT_GE(std::chrono::steady_clock::now() - t0, 50ms - tolerance);
@@ -634,7 +634,7 @@ TEST_P(Conformance, T21_ThreadExitActivates) {
   expect_invariants_held(*s.a);
 }
 
-// ---- D1, D2 and the transitions T01..T22 left uncovered (issue 18) ----
+// ---- D1, D2 and the transitions the first suite (T01..T22) left uncovered ----
 
 // D1: a GQCS on a closed port fails before it touches the caller's association: T stays
 // counted on port A, so W (waiting on A behind T's slot) is not released, and T's next GQCS on

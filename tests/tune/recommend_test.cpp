@@ -358,7 +358,7 @@ TEST(TuneSimulation, SkipsSmallerSettingsThatAreTenPercentSlower) {
   EXPECT_GE(rate, 0.90);
 }
 
-// Issue 16, item 4, by design: where settings are truly equal the answer is the same smallest
+// By design (docs/tuning.md): where settings are truly equal the answer is the same smallest
 // one in at least 90% of simulated reruns, at a quiet machine's noise and at a busy one's; and
 // a truly 10%-worse smaller setting is not recommended (the final measures enough rounds to
 // show it worse).
@@ -422,7 +422,7 @@ TEST(TuneSimulation, APlateauBehindMoreSlowerSettingsThanFinalistsIsFoundInALate
   EXPECT_LE(static_cast<double>(worse) / trials, 0.10);
 }
 
-// Issue 16, item 4, at a setting just past the threshold: the smallest setting is truly 7%
+// At a setting just past the threshold: the smallest setting is truly 7%
 // slower than the rest. In 20 rounds at a 5% CV its CI's upper end straddles 0.95 about a third
 // of the time, and a rule that stopped there answered pool 1 or pool 2 by the noise; measuring
 // until the answer is decided (extend_until_decided) gives one answer rerun after rerun.

@@ -1,4 +1,4 @@
-// I/O-driven conformance (issue 15): completions of real io_uring operations (loopback socket
+// I/O-driven conformance: completions of real io_uring operations (loopback socket
 // pairs, a real file) obey the port's rules as posted packets do, on the port path
 // (`--completion-path port`, no completion thread: the emulated port reads the ring itself).
 // - a completion that finds a waiter while C < M goes to it (nobody leaves it in the ring),

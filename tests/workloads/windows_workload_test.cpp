@@ -95,7 +95,7 @@ TEST_P(WindowsWorkload, FileMixedSequentialBufferedKeepsTheBlockInvariant) {
                              {"pattern", "sequential"},
                              {"op", "mixed"},
                              {"buffered", true},
-                             // the fixed test file may predate iocpbench's marker (issue 20)
+                             // the fixed test file may predate iocpbench's marker (docs/reliability.md)
                              {"overwrite", true},
                              {"outstanding", 4}});
   const RunResult r = iocpbench::engine::run_point(spec, nullptr);

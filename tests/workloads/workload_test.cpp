@@ -212,7 +212,7 @@ TEST(SocketWorkload, EveryMessageEchoedIntact) {
   expect_clean_accounting(r, spec.pool_value);
   iocpbench::test::expect_every_byte_verified(r, 100);
   EXPECT_GT(r.latency.p50, 0) << "round trips measured by the load generator";
-  // The generator yields to the workers (issue 14): the OS accepted the lower priority.
+  // The generator yields to the workers: the OS accepted the lower priority.
   const auto priority = r.workload_stats.at("load_generator").at("priority").get<std::string>();
   EXPECT_NE(priority, "normal (lowering refused)");
   EXPECT_FALSE(priority.empty());
@@ -396,7 +396,7 @@ TEST(PerThreadDispatch, FileReadsOneRingPerWorker) {
       << "every posted completion was handled by its worker";
 }
 
-// Issue 15 item 6: each worker its own port, ring and connections. With fewer connections
+// Per-thread dispatch: each worker its own port, ring and connections. With fewer connections
 // than workers, a worker that owns none handles nothing (in a shared port any worker could).
 TEST(PerThreadDispatch, SocketEchoesOnEachWorkersOwnRing) {
   const unsigned pool = 2 * n_cpus();
