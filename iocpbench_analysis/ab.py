@@ -41,10 +41,10 @@ from typing import Any
 # an early Ctrl-C is "interrupted", not a traceback.
 from . import __version__
 from .load import SCHEMA_VERSION, InputError, load_results
+from .guard import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_REGRESSION, _one_line, guarded_call
 from .match import spec_key
 
 PROG = "iocpbench-ab"
-EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 DEFAULT_ROUNDS = 7
 MIN_ROUNDS = 2
 DEFAULT_SEED = 1
@@ -97,10 +97,6 @@ class Session:
     finished: list[tuple[list[str], dict[str, dict[str, Any]]]] = field(default_factory=list)
     written: set[str] = field(default_factory=set)
     options: argparse.Namespace | None = None  # the gate's: --fail-above, --metric, ...
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
 
 
 def _quoted(path: Path | str) -> str:
@@ -632,28 +628,11 @@ def _run(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
+    def body() -> int:
         with _signals():
             return _run(sys.argv[1:] if argv is None else argv)
-    except InputError as err:
-        print(f"{PROG}: error: {_one_line(str(err))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except (KeyboardInterrupt, Interrupted):
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
-    except OSError as err:
-        where = f" {err.filename}" if err.filename else ""
-        print(f"{PROG}: error: cannot write{where}: {err.strerror or err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except Exception as err:
-        if os.environ.get("IOCPBENCH_DEBUG"):
-            raise
-        print(f"{PROG}: error: unexpected {type(err).__name__}: {_one_line(str(err))} "
-              "(set IOCPBENCH_DEBUG=1 for a traceback)", file=sys.stderr)
-        return EXIT_BAD_INPUT
+
+    return guarded_call(PROG, body, interrupts=(KeyboardInterrupt, Interrupted))
 
 
 if __name__ == "__main__":

@@ -12,50 +12,24 @@ for an unexpected error).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__
-from .load import InputError, load_all, load_results
+from .guard import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION, _one_line, guarded_call
+from .load import load_all, load_results
 from .metrics import DEFAULT_METRIC, METRICS
 
-EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 Main = Callable[[argparse.Namespace], int]
 
 
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
-
-
 def _guarded(prog: str, parser: argparse.ArgumentParser, body: Main, argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)  # argparse itself exits 2 with usage on a bad flag
-    try:
-        return body(args)
-    except InputError as err:
-        print(f"{prog}: error: {_one_line(str(err))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        # `iocpbench-compare ... | head`: the reader left; not an error of ours. Point stdout
-        # at devnull so the interpreter's final flush does not raise again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
-    except OSError as err:  # output paths: unwritable directory, full disk
-        where = f" {err.filename}" if err.filename else ""
-        print(f"{prog}: error: cannot write{where}: {err.strerror or err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except Exception as err:
-        if os.environ.get("IOCPBENCH_DEBUG"):
-            raise
-        print(f"{prog}: error: unexpected {type(err).__name__}: {_one_line(str(err))} "
-              "(set IOCPBENCH_DEBUG=1 for a traceback)", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    return guarded_call(prog, lambda: body(args))
+
 
 
 def _parser(prog: str, description: str, epilog: str) -> argparse.ArgumentParser:

@@ -689,8 +689,9 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _table(report: CompareReport) -> list[str]:
-    # Rows in base order, each base point that matched on at least one machine.
+def _table_rows(report: CompareReport) -> tuple[dict[SpecKey, tuple[str, float | None]], list[SpecKey], list[str]]:
+    """The rows of a comparison table: each base point that matched on at least one machine,
+    in base order, with its label and base median; and the table's head."""
     keyed: dict[SpecKey, tuple[str, float | None]] = {}
     for mc in report.machines:
         for key, row in mc.rows.items():
@@ -698,6 +699,11 @@ def _table(report: CompareReport) -> list[str]:
     order = [spec_key(p, ignore_port=report.ignore_port) for p in report.base.points]
     keys = [k for k in dict.fromkeys(order) if k in keyed]
     head = ["point", f"base: {report.base_label}"] + [mc.label for mc in report.machines]
+    return keyed, keys, head
+
+
+def _table(report: CompareReport) -> list[str]:
+    keyed, keys, head = _table_rows(report)
     lines = [
         "| " + " | ".join(_escape(h) for h in head) + " |",
         "|:--|" + "--:|" * (len(head) - 1),
@@ -1011,13 +1017,7 @@ def _cross_machine_lines(report: CompareReport, mc: MachineComparison) -> list[s
 
 
 def _cross_table(report: CompareReport) -> list[str]:
-    keyed: dict[SpecKey, tuple[str, float | None]] = {}
-    for mc in report.machines:
-        for key, row in mc.rows.items():
-            keyed.setdefault(key, (row.label, row.base_median))
-    order = [spec_key(p, ignore_port=report.ignore_port) for p in report.base.points]
-    keys = [k for k in dict.fromkeys(order) if k in keyed]
-    head = ["point", f"base: {report.base_label}"] + [mc.label for mc in report.machines]
+    keyed, keys, head = _table_rows(report)
     lines = ["| " + " | ".join(_escape(h) for h in head) + " |", "|:--|" + "--:|" * (len(head) - 1)]
     for key in keys:
         label, base_median = keyed[key]

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -134,12 +135,11 @@ std::optional<tune::SloSettings> slo_settings_from(const TuneOptions& o) {
   if (!o.load.empty()) s.open_loop.load = parse_number_flag(o.load, "--load");
   if (!o.rate.empty() && !(s.open_loop.rate_ops_per_s > 0)) throw BadInput{"--rate", "must be a positive number"};
   if (!o.load.empty() && !(s.open_loop.load > 0)) throw BadInput{"--load", "must be a fraction in (0, 1]"};
-  for (const char* flag : {"--threshold", "--screen-repetitions", "--finalists", "--max-repetitions"}) {
-    const bool given = (std::string(flag) == "--threshold" && !o.threshold.empty()) ||
-                       (std::string(flag) == "--screen-repetitions" && !o.screen_repetitions.empty()) ||
-                       (std::string(flag) == "--finalists" && !o.finalists.empty()) ||
-                       (std::string(flag) == "--max-repetitions" && !o.max_repetitions.empty());
-    if (given) throw BadInput{flag, "not with --slo (the throughput tuner's)"};
+  const std::pair<const char*, const std::string*> throughput_only[] = {
+      {"--threshold", &o.threshold}, {"--screen-repetitions", &o.screen_repetitions},
+      {"--finalists", &o.finalists}, {"--max-repetitions", &o.max_repetitions}};
+  for (const auto& [flag, text] : throughput_only) {
+    if (!text->empty()) throw BadInput{flag, "not with --slo (the throughput tuner's)"};
   }
   if (o.refine) throw BadInput{"--refine", "not with --slo"};
   return s;

@@ -77,7 +77,9 @@ void print_slo_report(std::ostream& out, const tune::SloOutcome& o) {
   if (s.max_rate) {
     offered = "the highest rate";
   } else if (s.open_loop.load > 0) {
-    offered = "load " + std::to_string(s.open_loop.load).substr(0, 4) + " of each setting's capacity";
+    char load[64];
+    std::snprintf(load, sizeof load, "load %g of each setting's capacity", s.open_loop.load);
+    offered = load;
   } else {
     offered = std::to_string(static_cast<long long>(s.open_loop.rate_ops_per_s)) + " requests/s";
   }
