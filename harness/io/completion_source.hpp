@@ -15,12 +15,13 @@
 // The port path (SourceOptions::port_reads, `--completion-path port`): no completion thread.
 // The source is the port's I/O feed (port/io_feed.hpp): the worker that handles a completion
 // submits the next operation itself (SQEs written under a short submission lock, the
-// io_uring_enter made outside it, as ReadFile/WSARecv issue from the calling thread); the
-// emulated port harvests ready CQEs on every remove and, while a completion would be handed
-// to a waiter, lets its newest waiter wait on the ring (io_uring_enter) and insert what
-// completes by the port's own rule. A handoff to that watcher rings the doorbell eventfd
-// instead of its futex. Kernel and ring features used are in describe(). A port that takes no
-// feed gets the thread path, and describe() says so.
+// io_uring_enter made outside it and combined with other threads', as ReadFile/WSARecv issue
+// from the calling thread); the emulated port harvests ready CQEs (memory reads only, under its
+// lock) before every operation that would see a queued packet and, while a completion would be
+// handed to a waiter, lets its newest waiter wait in epoll on the ring's fd and the doorbell
+// and insert what completes by the port's own rule. A handoff to that watcher rings the
+// doorbell (an eventfd only the watcher reads) instead of its futex. Kernel and ring features
+// used are in describe(). A port that takes no feed gets the thread path, and describe() says so.
 //
 // Receives by readiness (SourceOptions::readiness_receives, the socket workload's default on
 // the port path): io_uring runs a request's completion (its task work) in the thread that
@@ -28,11 +29,11 @@
 // while C = M, where an IOCP wakes nobody (0.30 of the counted switches at b = 0, C = N, pool
 // 2N; perf: futex sleeps ended by task_work_add from io_poll_wake). Instead a receive waits in
 // epoll (each socket added once, edge-triggered), whose readiness wakes only a thread waiting
-// in epoll_wait: the watcher. Whoever reads the feed next (every remove, or the woken watcher)
-// issues the readable receives through the ring with MSG_DONTWAIT, where they complete inline,
-// in that enter, with no task work (an EAGAIN waits again). The watcher waits in epoll_pwait2
-// on the sockets, the ring's fd (the other completions) and the doorbell. A socket epoll
-// refuses has its receives armed in the ring, as before.
+// in epoll_wait: the watcher. Whoever polls the feed next (before every port operation,
+// without the port's lock, or the woken watcher) issues the readable receives through the ring
+// with MSG_DONTWAIT, where they complete inline, in that enter, with no task work (an EAGAIN
+// waits again). The watcher waits in epoll_pwait2 on the sockets, the ring's fd (the other
+// completions) and the doorbell. A socket epoll refuses has its receives armed in the ring.
 
 #include <chrono>
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -32,10 +33,11 @@ constexpr std::uint64_t kDoorbellTag = 1;  // user_data of the doorbell's eventf
 constexpr std::uint64_t kCancelTag = 2;    // user_data of the cancel-all at stop
 constexpr std::uint64_t kRingTag = 3;      // epoll: the ring's own fd (a CQE is ready)
 constexpr const char* kEpollWatch =
-    "epoll_wait (epoll_pwait2) on the ring's fd, the doorbell and the sockets of the receives, "
-    "which wait for readiness in epoll (edge-triggered, each socket added at its first receive) "
-    "and are issued through the ring with MSG_DONTWAIT by whoever reads the feed next, "
+    "epoll_pwait2 on the ring's fd, the doorbell and the sockets of the receives, which wait "
+    "for readiness in epoll (edge-triggered, each socket added at its first receive) and are "
+    "issued through the ring with MSG_DONTWAIT by the next thread that polls the feed, "
     "completing inline with no task work";
+constexpr const char* kRingWatch = "epoll_pwait2 on the ring's fd and the doorbell";
 
 // One operation's SQE, for both paths: the rest of the transfer (op.done bytes are already done)
 // and the release bump of op.handoff that orders the submitter's writes before the reaper's reads.
@@ -423,18 +425,21 @@ std::string feature_names(unsigned features) {
 }
 
 // The port path (completion_source.hpp): the ring is the port's feed; no thread of its own.
-// Submission (any worker) is under sq_mutex_; the completion queue is read only under the
-// port's lock (harvest) and waited on by one watcher at a time (wait), which only peeks.
+// Submission (any worker) writes SQEs under sq_mutex_ and enters the kernel without it
+// (enter_pending: combined, one thread at a time); the completion queue is read only under the
+// port's lock (harvest, memory only) and waited on by one watcher at a time through epoll
+// (wait), which never consumes a CQE, so a reader that takes one first leaves it asleep
+// rather than stranded. The doorbell is an eventfd in that epoll set, never in the ring: no
+// harvest can take a wake-up meant for the watcher.
 class FeedSource final : public CompletionSource, public port::IoFeed {
  public:
   explicit FeedSource(const SourceOptions& options) : options_(options) {
     follow_.reserve(options_.max_ops + 16);
-    ready_.reserve(options_.max_ops + 16);
+    reissue_.reserve(options_.max_ops + 16);
     epoll_recv_ = options_.readiness_receives;
     tcp_reports_leftover_ = kernel_at_least(5, 19);
-    // Blocking: the ring's read waits for a write. With epoll receives the watcher waits in
-    // epoll_wait and reads the doorbell itself, without blocking.
-    doorbell_fd_ = ::eventfd(0, EFD_CLOEXEC | (epoll_recv_ ? EFD_NONBLOCK : 0));
+    // Read only by the watcher, after epoll reports it: never blocks.
+    doorbell_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (doorbell_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
     const unsigned entries = round_up_pow2(options_.max_ops + 8);
     // No SINGLE_ISSUER/DEFER_TASKRUN: every worker submits. A completion's task work runs in
@@ -465,21 +470,15 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
       throw std::runtime_error("io_uring lacks IORING_FEAT_EXT_ARG (kernel 5.11+)");
     }
     ring_ready_ = true;
-    if (epoll_recv_) {
-      if (std::string problem = open_epoll(); !problem.empty()) {
-        io_uring_queue_exit(&ring_);
-        ::close(doorbell_fd_);
-        throw std::runtime_error(problem);
-      }
-    } else {
-      std::lock_guard lock(sq_mutex_);
-      arm_doorbell();
-      io_uring_submit(&ring_);
+    if (std::string problem = open_epoll(); !problem.empty()) {
+      io_uring_queue_exit(&ring_);
+      ::close(doorbell_fd_);
+      throw std::runtime_error(problem);
     }
     description_ = "io_uring read by the port itself, no completion thread (--completion-path "
                    "port): workers submit their own next I/O; every remove harvests ready CQEs; "
                    "while a completion would go to a waiter the newest waiter waits on the ring "
-                   "(" + std::string(epoll_recv_ ? kEpollWatch : "io_uring_enter") +
+                   "(" + std::string(epoll_recv_ ? kEpollWatch : kRingWatch) +
                    ") and inserts what completes by the port's rule; setup " +
                    std::string(setup) + " (task work runs in the submitter); " +
                    std::to_string(entries) +
@@ -502,13 +501,12 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
       options_.port->feed_submitted();
       return;
     }
-    unsigned published = 0;
     {
       std::lock_guard lock(sq_mutex_);
       prep(op);
-      published = publish_locked();
+      publish_locked();
     }
-    enter(published);
+    enter_pending();
     options_.port->feed_submitted();
   }
 
@@ -520,8 +518,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     if (epoll_fd_ >= 0) {  // a receive only armed in epoll has no buffer in the kernel's hands
       ::close(epoll_fd_);
       epoll_fd_ = -1;
-      const std::size_t armed = armed_.exchange(0) + ready_.size();
-      ready_.clear();
+      const std::size_t armed = armed_.exchange(0);
       in_flight_.fetch_sub(armed);
       dropped_.fetch_add(armed, std::memory_order_relaxed);
     }
@@ -533,8 +530,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     io_uring_sqe_set_data64(sqe, kCancelTag);
     io_uring_submit(&ring_);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-    while ((in_flight_.load() > 0 || doorbell_armed_) &&
-           std::chrono::steady_clock::now() < deadline) {
+    while (in_flight_.load() > 0 && std::chrono::steady_clock::now() < deadline) {
       __kernel_timespec ts{0, 10'000'000};
       io_uring_cqe* cqe = nullptr;
       io_uring_wait_cqe_timeout(&ring_, &cqe, &ts);
@@ -555,33 +551,40 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
 
   std::string describe() const override { return description_; }
 
-  // ---- port::IoFeed (harvest under the port's lock) ----
+  // ---- port::IoFeed ----
+  // Without the port's lock: the receives whose socket became readable are issued through the
+  // ring with MSG_DONTWAIT, so each completes inline in that io_uring_enter (its CQE posted by
+  // the entering thread, with no task work) or fails with EAGAIN (a stale edge whose data the
+  // last receive took: harvest waits again). Nothing to do (no system call) when no receive
+  // waits in epoll.
+  void poll() override {
+    if (!epoll_recv_ || armed_.load(std::memory_order_relaxed) == 0) return;
+    const int fd = epoll_fd_;
+    if (fd < 0) return;
+    std::array<epoll_event, 32> events;
+    const int got = ::epoll_wait(fd, events.data(), static_cast<int>(events.size()), 0);
+    issue_readable(events.data(), got, Reader::poller);
+  }
+
+  // Under the port's lock: reads the completion queue (memory only). A resubmission (the rest
+  // of a short send, a send's follow-up, a receive whose stale edge met a new one) is written
+  // and published here and entered by flush(), after the lock.
   std::size_t harvest(port::Packet* out, std::size_t capacity) override {
     unsigned head = 0;
     unsigned seen = 0;
     std::size_t n = 0;
-    bool rearm = false;
     std::uint64_t stamp = 0;
-    bool reissue = false;  // an EAGAIN met a new edge: ready_ holds receives to issue
-    if (epoll_recv_) issue_ready_receives();
     io_uring_cqe* cqe = nullptr;
     io_uring_for_each_cqe(&ring_, head, cqe) {
       if (n == capacity) break;
       ++seen;
       const std::uint64_t tag = io_uring_cqe_get_data64(cqe);
-      if (tag == kDoorbellTag) {
-        rearm = true;
-        continue;
-      }
       if (tag == kCancelTag) continue;
       auto* op = reinterpret_cast<IoOp*>(io_uring_cqe_get_data(cqe));
       (void)std::atomic_ref<std::uint32_t>(op->handoff).load(std::memory_order_acquire);
       if (epoll_recv_ && op->kind == IoOp::Kind::recv && op->in_epoll) {
         if (cqe->res == -EAGAIN) {  // a stale edge (its data taken by the last receive): wait again
-          if (!wait_for_socket(*op)) {
-            ready_.push_back(op);
-            reissue = true;
-          }
+          if (!wait_for_socket(*op)) reissue_.push_back(op);  // a new edge came: issue again
           continue;
         }
         // Data left behind brings no new edge: the next arm takes it at once. TCP on 5.19+ says
@@ -621,17 +624,13 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
       packet.context = op;
     }
     if (seen > 0) io_uring_cq_advance(&ring_, seen);
-    if (reissue) issue_ready_receives();  // its CQE is read next time
-    if (rearm || !follow_.empty()) {
+    if (!follow_.empty() || !reissue_.empty()) {
       std::lock_guard lock(sq_mutex_);
-      if (rearm) {  // the read took the eventfd's count: one armed read, re-armed here
-        doorbell_armed_ = false;
-        if (!stopped_) arm_doorbell();
-      }
       for (IoOp* op : follow_) prep(*op);
+      for (IoOp* op : reissue_) prep_readable(*op);  // still in flight: not counted again
       follow_.clear();
-      io_uring_submit(&ring_);
-      ++enters_;
+      reissue_.clear();
+      publish_locked();
     }
     posted_.fetch_add(n, std::memory_order_relaxed);
     if (n > max_batch_.load(std::memory_order_relaxed)) {
@@ -640,25 +639,32 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     return n;
   }
 
+  void flush() override { enter_pending(); }
+
   bool in_flight() const override { return in_flight_.load(std::memory_order_seq_cst) > 0; }
 
+  // The watcher's wait, in epoll: the ring's fd (a CQE), the doorbell and, with receives by
+  // readiness, every socket a receive was armed on. A CQE taken by another thread before the
+  // watcher runs leaves the ring's fd unready, and epoll keeps it asleep.
   void wait(const platform::Clock::time_point* deadline) override {
-    io_uring_cqe* cqe = nullptr;
-    if (io_uring_cq_ready(&ring_) > 0) return;
+    // Not io_uring_cq_ready(): its plain read of the head races the harvest that advances it.
+    if (io_uring_smp_load_acquire(ring_.cq.ktail) != io_uring_smp_load_acquire(ring_.cq.khead)) {
+      return;
+    }
     waits_.fetch_add(1, std::memory_order_relaxed);
-    if (epoll_recv_) {
-      wait_epoll(deadline);
-      return;
+    timespec ts{};
+    timespec* timeout = nullptr;
+    if (deadline != nullptr) {
+      const auto left = *deadline - platform::Clock::now();
+      if (left <= platform::Clock::duration::zero()) return;
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+      ts = {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+      timeout = &ts;
     }
-    if (deadline == nullptr) {
-      io_uring_wait_cqe(&ring_, &cqe);
-      return;
-    }
-    const auto left = *deadline - platform::Clock::now();
-    if (left <= platform::Clock::duration::zero()) return;
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-    __kernel_timespec ts{ns / 1'000'000'000, ns % 1'000'000'000};
-    io_uring_wait_cqe_timeout(&ring_, &cqe, &ts);  // EXT_ARG: no SQE taken
+    std::array<epoll_event, 32> events;
+    const int got = ::epoll_pwait2(epoll_fd_, events.data(), static_cast<int>(events.size()),
+                                   timeout, nullptr);
+    issue_readable(events.data(), got, Reader::watcher);
   }
 
   void interrupt() override {
@@ -717,13 +723,12 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     if (wait_for_socket(op)) return true;
     // Readable already (an edge came while no receive was armed): issued now, by this thread,
     // as ReadFile issues; it completes inline, and the ring's fd wakes the watcher.
-    unsigned published = 0;
     {
       std::lock_guard lock(sq_mutex_);
       prep_readable(op);
-      published = publish_locked();
+      publish_locked();
     }
-    enter(published);
+    enter_pending();
     return true;
   }
 
@@ -772,106 +777,106 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     io_uring_sqe_set_data(sqe, &op);
   }
 
-  // Under the port's lock, before the ring is read: the receives whose socket became readable
-  // (found by wait() or now) are issued through the ring with MSG_DONTWAIT, so each completes
-  // inline in that io_uring_enter (its CQE is posted by the entering thread, with no task work)
-  // or fails with EAGAIN (a stale edge whose data the last receive took: harvest waits again).
-  void issue_ready_receives() {
-    if (armed_.load(std::memory_order_relaxed) == 0 && ready_.empty()) return;
-    std::array<epoll_event, 32> events;
-    const int got = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), 0);
-    for (int i = 0; i < got; ++i) keep_event(events[static_cast<std::size_t>(i)]);
-    if (ready_.empty()) return;
-    unsigned published = 0;
+  // What epoll reported (poll() or the watcher's wait, without the port's lock): the armed
+  // receives among them are issued now, through the ring; an edge with no receive armed is
+  // kept for the next arm. Only the watcher reads the doorbell's count (level-triggered: read,
+  // or every later wait returns at once); a poller that took it would leave the watcher asleep
+  // through the interrupt meant for it.
+  enum class Reader { poller, watcher };
+  void issue_readable(const epoll_event* events, int count, Reader reader) {
+    std::array<IoOp*, 32> readable;
+    std::size_t n = 0;
+    for (int i = 0; i < count; ++i) {
+      const epoll_event& ev = events[i];
+      if (ev.data.u64 == kDoorbellTag) {
+        if (reader == Reader::watcher) {
+          std::uint64_t value = 0;
+          [[maybe_unused]] const auto r = ::read(doorbell_fd_, &value, sizeof value);
+        }
+      } else if (ev.data.u64 != kRingTag) {
+        if (IoOp* op = take_edge(*static_cast<IoOp*>(ev.data.ptr))) readable[n++] = op;
+      }
+    }
+    if (n == 0) return;
     {
       std::lock_guard lock(sq_mutex_);
-      for (IoOp* op : ready_) prep_readable(*op);
-      published = publish_locked();
+      for (std::size_t i = 0; i < n; ++i) prep_readable(*readable[i]);
+      publish_locked();
     }
-    ready_.clear();
-    enter(published);
+    enter_pending();
   }
 
-  // An edge epoll reported (under the port's lock, or by the watcher alone): an armed
-  // receive becomes ready to issue; otherwise the edge is kept for the next arm. Returns
-  // whether it was the doorbell.
-  bool keep_event(const epoll_event& ev) {
-    if (ev.data.u64 == kDoorbellTag) return true;
-    if (ev.data.u64 == kRingTag) return false;
-    auto* op = static_cast<IoOp*>(ev.data.ptr);
-    std::atomic_ref<std::uint32_t> state(op->readiness);
+  // An edge on a receive's socket: the armed receive, now to issue (it leaves the armed count),
+  // or nullptr with the edge kept (kPending) for the receive's next arm.
+  IoOp* take_edge(IoOp& op) {
+    std::atomic_ref<std::uint32_t> state(op.readiness);
     std::uint32_t s = state.load(std::memory_order_acquire);
     for (;;) {
-      if (s == kPending) return false;
+      if (s == kPending) return nullptr;
       if (s == kArmed) {
         if (state.compare_exchange_weak(s, kIdle, std::memory_order_acq_rel)) {
           armed_.fetch_sub(1, std::memory_order_relaxed);
-          ready_.push_back(op);
-          return false;
+          return &op;
         }
       } else if (state.compare_exchange_weak(s, kPending, std::memory_order_acq_rel)) {
-        return false;
+        return nullptr;
       }
     }
   }
 
-  // The watcher's wait (alone: nobody harvests meanwhile): the ring's fd (a CQE), the doorbell
-  // and every socket a receive was armed on, in one epoll set.
-  void wait_epoll(const platform::Clock::time_point* deadline) {
-    timespec ts{};
-    timespec* timeout = nullptr;
-    if (deadline != nullptr) {
-      const auto left = *deadline - platform::Clock::now();
-      if (left <= platform::Clock::duration::zero()) return;
-      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-      ts = {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-      timeout = &ts;
-    }
-    std::array<epoll_event, 32> events;
-    const int got = ::epoll_pwait2(epoll_fd_, events.data(), static_cast<int>(events.size()),
-                                   timeout, nullptr);
-    bool doorbell = false;
-    for (int i = 0; i < got; ++i) doorbell |= keep_event(events[static_cast<std::size_t>(i)]);
-    if (doorbell) {  // level-triggered: read, or every later wait returns at once
-      std::uint64_t value = 0;
-      [[maybe_unused]] const auto r = ::read(doorbell_fd_, &value, sizeof value);
-    }
-  }
-
   // Under sq_mutex_: publishes the SQEs written since the last publish (the SQ tail), as
-  // io_uring_submit does before it enters; the caller enters for them after the lock is
-  // dropped (enter()). A submit holds the lock for the SQE writes only, never across the
-  // syscall: held across it, the lock outlasted a waiter's spin and put it to sleep (16 of the
-  // workers' 20 futex sleeps in a file run at b = 0, C = N, pool 2N, perf sched_switch stacks),
-  // a switch an IOCP's ReadFile never makes.
-  // One thread enters at a time (enter()), for everything published so far.
-  unsigned publish_locked() {
+  // io_uring_submit does before it enters, and counts them for enter_pending(), which enters
+  // for them after the lock is dropped. A submit holds the lock for the SQE writes only, never
+  // across the syscall: held across it, the lock outlasted a waiter's spin and put it to sleep
+  // (16 of the workers' 20 futex sleeps in a file run at b = 0, C = N, pool 2N, perf
+  // sched_switch stacks), a switch an IOCP's ReadFile never makes.
+  void publish_locked() {
     io_uring_sq& sq = ring_.sq;
     const unsigned published = sq.sqe_tail - sq.sqe_head;
-    if (published == 0) return 0;
+    if (published == 0) return;
     sq.sqe_head = sq.sqe_tail;
     io_uring_smp_store_release(sq.ktail, sq.sqe_tail);
-    return published;
+    unsubmitted_.fetch_add(published, std::memory_order_seq_cst);
   }
 
-  // Not under sq_mutex_. Enters combine: a thread that finds another in io_uring_enter leaves
-  // its entries to it, and the one inside enters again, for all of them, before it leaves. Two
-  // workers entering at once spun on the kernel's ring lock (ctx->uring_lock): 29% of the CPU
-  // samples of the file workload at 4 KiB, no work, with a 140k IOPS device (perf, session 10).
+  // Not under sq_mutex_ nor the port's lock: every kernel entry for submissions on the shared
+  // ring comes through here. Enters combine: a thread that finds another in io_uring_enter
+  // leaves its entries to it, and the one inside enters again, for all of them, before it
+  // leaves. Two workers entering at once spun on the kernel's ring lock (ctx->uring_lock): 29%
+  // of the CPU samples of the file workload at 4 KiB, no work, with a 140k IOPS device (perf).
   // A worker's read is still issued at once: by itself, or by the thread already entering.
-  // unsubmitted_ only ever over-counts (an io_uring_submit elsewhere took entries too), and the
-  // kernel submits at most what the ring holds.
-  void enter(unsigned published) {
-    if (published == 0) return;
-    unsubmitted_.fetch_add(published, std::memory_order_seq_cst);
+  // unsubmitted_ only ever over-counts (the kernel submits at most what the ring holds). What
+  // the kernel did not take (a short or failed enter) is counted again for the next enter; an
+  // interrupted one is retried at once.
+  void enter_pending() {
     while (unsubmitted_.load(std::memory_order_seq_cst) > 0 &&
            !entering_.exchange(true, std::memory_order_seq_cst)) {
       const unsigned n = unsubmitted_.exchange(0, std::memory_order_seq_cst);
-      // The ring's own fd: no registered-ring flag to pass.
-      if (n > 0) (void)io_uring_enter(static_cast<unsigned>(ring_.ring_fd), n, 0, 0, nullptr);
-      ++enters_;
+      bool retry = true;
+      if (n > 0) {
+        // The ring's own fd: no registered-ring flag to pass.
+        const int rc = io_uring_enter(static_cast<unsigned>(ring_.ring_fd), n, 0, 0, nullptr);
+        ++enters_;
+        const unsigned taken = rc > 0 ? static_cast<unsigned>(rc) : 0;
+        // What the kernel left in the ring (a short submit, an interrupted or refused enter),
+        // not what unsubmitted_ over-counted: counted again for the next enter.
+        const unsigned left = std::min(n - std::min(n, taken), sq_unconsumed());
+        if (left > 0) unsubmitted_.fetch_add(left, std::memory_order_seq_cst);
+        if (rc < 0 && rc != -EINTR) {
+          enter_errors_.fetch_add(1, std::memory_order_relaxed);
+          retry = false;  // -EBUSY, -EAGAIN: the next submit or flush tries again
+        } else if (left > 0 && taken == 0 && rc != -EINTR) {
+          retry = false;
+        }
+      }
       entering_.store(false, std::memory_order_seq_cst);
+      if (!retry) return;
     }
+  }
+
+  // SQEs published to the kernel and not yet consumed by it.
+  unsigned sq_unconsumed() const {
+    return io_uring_smp_load_acquire(ring_.sq.ktail) - io_uring_smp_load_acquire(ring_.sq.khead);
   }
 
   void prep(IoOp& op) {  // under sq_mutex_
@@ -884,13 +889,6 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     }
   }
 
-  void arm_doorbell() {  // under sq_mutex_
-    io_uring_sqe* sqe = get_sqe();
-    io_uring_prep_read(sqe, doorbell_fd_, &doorbell_value_, sizeof doorbell_value_, 0);
-    io_uring_sqe_set_data64(sqe, kDoorbellTag);
-    doorbell_armed_ = true;
-  }
-
   // At stop, detached from the port: completions are dropped.
   void drop_ready() {
     unsigned head = 0;
@@ -899,9 +897,7 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
     io_uring_for_each_cqe(&ring_, head, cqe) {
       ++seen;
       const std::uint64_t tag = io_uring_cqe_get_data64(cqe);
-      if (tag == kDoorbellTag) {
-        doorbell_armed_ = false;
-      } else if (tag != kCancelTag) {
+      if (tag != kCancelTag) {
         in_flight_.fetch_sub(1, std::memory_order_relaxed);
         completions_.fetch_add(1, std::memory_order_relaxed);
         dropped_.fetch_add(1, std::memory_order_relaxed);
@@ -917,23 +913,21 @@ class FeedSource final : public CompletionSource, public port::IoFeed {
   bool stopped_ = false;
   std::string description_;
   int doorbell_fd_ = -1;
-  std::uint64_t doorbell_value_ = 0;
-  bool doorbell_armed_ = false;  // under sq_mutex_
   // Guards the SQ ring's userspace side (SQE writes, the tail): held for those writes only
   // (publish_locked). The port's own lock spins (about 29 us, backing off) before it sleeps, so
   // a worker waiting to submit almost never switches.
   port::PortLock sq_mutex_;
-  std::vector<IoOp*> follow_;  // harvest's resubmissions (under the port's lock)
+  std::vector<IoOp*> follow_;   // harvest's resubmissions (under the port's lock)
+  std::vector<IoOp*> reissue_;  // harvest's receives to issue again (under the port's lock)
   bool epoll_recv_ = false;
   bool tcp_reports_leftover_ = false;  // IORING_CQE_F_SOCK_NONEMPTY: Linux 5.19+
   int epoll_fd_ = -1;
   std::atomic<std::size_t> armed_{0};  // receives armed in epoll, not yet reported
-  std::vector<IoOp*> ready_;  // reported readable, not yet received (watcher, then harvest)
   std::atomic<std::size_t> in_flight_{0};
-  std::atomic<unsigned> unsubmitted_{0};  // published, not yet entered for (enter())
-  std::atomic<bool> entering_{false};     // a thread is in enter()'s io_uring_enter
+  std::atomic<unsigned> unsubmitted_{0};  // published, not yet entered for (enter_pending())
+  std::atomic<bool> entering_{false};     // a thread is in enter_pending()'s io_uring_enter
   std::atomic<std::uint64_t> completions_{0}, posted_{0}, enters_{0}, waits_{0}, doorbells_{0},
-      max_batch_{0}, dropped_{0};
+      max_batch_{0}, dropped_{0}, enter_errors_{0};
 };
 
 }  // namespace

@@ -53,17 +53,20 @@ class WakeList {
     }
   }
   // The watcher waits on the feed, not on its word: it is woken through the feed.
-  void add_feed(IoFeed* feed) { feed_ = feed; }
-  void drop_feed() { feed_ = nullptr; }
-  bool empty() const { return inline_count_ == 0 && feed_ == nullptr; }
+  void add_feed_interrupt(IoFeed* feed) { interrupt_ = feed; }
+  void drop_feed_interrupt() { interrupt_ = nullptr; }
+  // A harvest may leave kernel entries (resubmissions) to make without the lock.
+  void add_feed_flush(IoFeed* feed) { flush_ = feed; }
   void wake_all() {
     for (std::size_t i = 0; i < inline_count_; ++i) platform::futex_wake_one(*inline_[i]);
     for (auto* word : overflow_) platform::futex_wake_one(*word);
-    if (feed_ != nullptr) feed_->interrupt();
+    if (interrupt_ != nullptr) interrupt_->interrupt();
+    if (flush_ != nullptr) flush_->flush();  // after the wake-ups: they are the latency
   }
 
  private:
-  IoFeed* feed_ = nullptr;
+  IoFeed* interrupt_ = nullptr;
+  IoFeed* flush_ = nullptr;
   std::array<std::atomic<std::uint32_t>*, 16> inline_{};
   std::size_t inline_count_ = 0;
   std::vector<std::atomic<std::uint32_t>*> overflow_;
@@ -125,12 +128,9 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   bool post(const Packet& packet);
   RemoveStatus remove(Packet* out, std::size_t capacity, std::size_t& filled, Timeout timeout,
                       Call call);
-  std::size_t depth() const {
-    std::lock_guard lock(mutex_);
-    return queue_.size();
-  }
+  std::size_t depth();
   void close();
-  PortCounters counters() const;
+  PortCounters counters();
   std::optional<ListTotals> list_totals() const;
   void record_list_events(std::size_t max);
   std::vector<ListEvent> list_events(bool& cut) const;
@@ -144,6 +144,35 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   void thread_resumes();
 
  private:
+  // A use of the feed without the port's lock (poll, flush, wait, interrupt) is counted from
+  // before the lock is taken until after the call, so that detaching the feed waits until no
+  // thread is inside one. Never held across a futex sleep (a detach would wait for it).
+  class FeedUse {
+   public:
+    explicit FeedUse(EmulatedPortCore& core) : core_(core) { acquire(); }
+    ~FeedUse() { release(); }
+    FeedUse(const FeedUse&) = delete;
+    FeedUse& operator=(const FeedUse&) = delete;
+    void acquire() {
+      if (held_) return;
+      core_.feed_users_.fetch_add(1, std::memory_order_seq_cst);
+      held_ = true;
+    }
+    void release() {
+      if (!held_) return;
+      core_.feed_users_.fetch_sub(1, std::memory_order_release);
+      held_ = false;
+    }
+    // Before the lock: what the kernel has ready becomes harvestable (IoFeed::poll).
+    void poll() {
+      if (IoFeed* feed = core_.feed_mirror_.load(std::memory_order_acquire)) feed->poll();
+    }
+
+   private:
+    EmulatedPortCore& core_;
+    bool held_ = false;
+  };
+
   // Gated increments (3b, a handoff) happen only while C < M; unconditional ones (a timeout,
   // a resume: 3c, 4, 6) may take C over M, which is the over-limit window.
   enum class Gate { checked, unconditional };
@@ -191,7 +220,7 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   // remove()'s steps. On entry, under the lock: the feed's ready completions come in, and the
   // thread's association moves here (3a) or gives back the slot its last release took. False
   // when the port was closed while the lock was dropped on the way.
-  bool enter_remove(std::unique_lock<ListsLock>& lock, Association& self);
+  bool enter_remove(std::unique_lock<ListsLock>& lock, Association& self, WakeList& wake);
   // 3d, under the lock: the thread joins W; true when it is to watch the feed.
   bool begin_wait(Waiter& waiter, Association& self);
   // Without the lock: until the waiter is handed a packet (true) or its deadline passes and it
@@ -220,11 +249,13 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   PortCounters counters_{.available = true};
   IoFeed* feed_ = nullptr;
   Waiter* watcher_ = nullptr;  // the waiter that waits on the feed, or asked to (ready == 2)
-  // A thread is in (or about to enter) the kernel's wait on the feed. Nobody else reads the
-  // feed meanwhile: the kernel wakes it for a completion that lands after its wait began, and a
-  // reader that took that completion (the doorbell of a handoff to it, say) first would leave
-  // it asleep. It reads the feed itself as soon as it wakes.
+  // A thread is in (or about to enter) the feed's wait. No second watcher is appointed until it
+  // has left: both would sleep in one kernel wait, whose wake-up (the doorbell of a handoff to
+  // the first) the second could take, leaving the first asleep with its packet. The sleeper
+  // appoints the successor itself as it leaves (watch()). Reading the feed is not held back.
   bool feed_sleeper_ = false;
+  std::atomic<IoFeed*> feed_mirror_{nullptr};  // feed_, for FeedUse::poll before the lock
+  std::atomic<unsigned> feed_users_{0};         // FeedUse
   // A completion would find a waiter and nobody watches: the feed's next submit starts one
   // (written under the lock, read by feed_submitted() without it).
   std::atomic<bool> unwatched_{false};
@@ -380,7 +411,7 @@ void EmulatedPortCore::wake_waiter(Waiter& waiter, WakeList& wake) {
   stamp_handoff(waiter);
   waiter.ready.store(1, std::memory_order_release);
   if (watching) {
-    wake.add_feed(feed_);
+    wake.add_feed_interrupt(feed_);
   } else {
     wake.add(&waiter.ready);
   }
@@ -404,15 +435,17 @@ void EmulatedPortCore::insert_locked(const Packet& packet, WakeList& wake) {
 }
 
 // The feed's completions are packets the kernel would have inserted already: insert them now,
-// in the order they completed, before the caller's own transition.
+// in the order they completed, before the caller's own transition. Whoever holds the lock
+// reads the feed, the watcher asleep on it or not: it is woken only for what is left.
 void EmulatedPortCore::absorb(WakeList& wake) {
-  if (feed_ == nullptr || closed_ || feed_sleeper_) return;
+  if (feed_ == nullptr || closed_) return;
   std::array<Packet, 32> batch;
   for (;;) {
     const std::size_t n = feed_->harvest(batch.data(), batch.size());
     for (std::size_t i = 0; i < n; ++i) insert_locked(batch[i], wake);
     if (n < batch.size()) break;
   }
+  wake.add_feed_flush(feed_);
 }
 
 // One waiter watches the feed while a completion would be handed to a waiter. The newest is
@@ -420,8 +453,6 @@ void EmulatedPortCore::absorb(WakeList& wake) {
 // before in_flight() is read, and a submitter sets in_flight before reading unwatched_, so one
 // of the two always sees the other (feed_submitted()).
 void EmulatedPortCore::rewatch(WakeList& wake) {
-  // A thread asleep on the feed calls this again when it wakes (it is the watcher, or was
-  // handed a packet: then the feed's doorbell wakes it).
   if (feed_ == nullptr || feed_sleeper_) return;
   if (!watch_wanted() || watcher_ != nullptr) {
     unwatched_.store(false, std::memory_order_relaxed);
@@ -436,10 +467,13 @@ void EmulatedPortCore::rewatch(WakeList& wake) {
 }
 
 bool EmulatedPortCore::post(const Packet& packet) {
+  FeedUse use(*this);
+  use.poll();
   std::unique_lock lock(mutex_);
   if (closed_) return false;
   if (feed_ != nullptr) {  // the watcher is woken through the feed, and may need a successor
     WakeList wake;
+    absorb(wake);  // an I/O that completed before this post comes out before it
     insert_locked(packet, wake);
     rewatch(wake);
     check_invariant();
@@ -475,9 +509,17 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   filled = 0;
   Association& self = this_thread_association();
   if (self.core.get() != this && !rules_.closed_check_first) self.leave();  // the D1 mutant
+  FeedUse use(*this);
+  use.poll();
+  WakeList wake;  // woken at every return below, once the lock is dropped
   std::unique_lock lock(mutex_);
   if (closed_) return RemoveStatus::invalid_handle;  // D1: the old association stays as it was
-  if (!enter_remove(lock, self)) return RemoveStatus::invalid_handle;
+  const auto done = [&](RemoveStatus status) {
+    lock.unlock();
+    wake.wake_all();
+    return status;
+  };
+  if (!enter_remove(lock, self, wake)) return done(RemoveStatus::invalid_handle);
 
   if (!queue_.empty() && active_ < gate_) {  // 3b
     increment_active(Gate::checked);
@@ -491,19 +533,20 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
     note_lists();
     self.state = ThreadState::released;
     check_invariant();
-    return status_of_call(batch_of_one_as_single(call, capacity), out);
+    return done(status_of_call(batch_of_one_as_single(call, capacity), out));
   }
   if (timeout.count() == 0) {  // 3c: the thread keeps a slot until its next GQCS or block
     count_timed_out(self);
     check_invariant();
-    return RemoveStatus::timeout;
+    return done(RemoveStatus::timeout);
   }
 
   Waiter waiter;  // 3d
   waiter.out = out;
   waiter.capacity = capacity;
   const bool watching = begin_wait(waiter, self);
-  lock.unlock();
+  done(RemoveStatus::ok);
+  use.release();  // not held across the wait: a detach would wait for it
   if (!wait_for_packet(waiter, self, timeout, watching, lock)) return RemoveStatus::timeout;
 
   if (waiter.status == RemoveStatus::abandoned) {
@@ -518,7 +561,11 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   }
   self.state = ThreadState::released;
   if (capacity > 1) {  // 7: a batch also takes what is already queued, on the same slot
+    use.acquire();
+    use.poll();
+    WakeList more_wake;
     lock.lock();
+    absorb(more_wake);  // what completed meanwhile is queued, as the kernel would have it
     if (rules_.batch_one_slot) {
       waiter.filled += take_queued(out + waiter.filled, capacity - waiter.filled);
     } else {
@@ -529,29 +576,22 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
     }
     check_invariant();
     lock.unlock();
+    more_wake.wake_all();
   }
   filled = waiter.filled;
   return status_of_call(batch_of_one_as_single(call, capacity), out);
 }
 
-bool EmulatedPortCore::enter_remove(std::unique_lock<ListsLock>& lock, Association& self) {
+bool EmulatedPortCore::enter_remove(std::unique_lock<ListsLock>& lock, Association& self,
+                                    WakeList& wake) {
   if (self.wake_delay_pending && self.core.get() == this && timeline_) {
     timeline_->woke(self.wake_delay_ns, self.wake_delay_weight);
     self.wake_delay_pending = false;
   }
-  if (feed_ != nullptr) {
-    // Completions the kernel would have queued while this thread ran (it still holds its
-    // slot, so they queue here too, unless they find a waiter).
-    WakeList wake;
-    absorb(wake);
-    rewatch(wake);
-    if (!wake.empty()) {
-      lock.unlock();
-      wake.wake_all();
-      lock.lock();
-      if (closed_) return false;
-    }
-  }
+  // Completions the kernel would have queued while this thread ran (it still holds its slot,
+  // so they queue here too, unless they find a waiter).
+  absorb(wake);
+  rewatch(wake);
   if (self.core.get() != this) {
     // 3a: leaving another port activates it. Its lock is taken with ours dropped (one lock at
     // a time, no lock order); a close meanwhile fails this call after the move, as a close
@@ -644,6 +684,7 @@ void EmulatedPortCore::count_timed_out(Association& self) {
 }
 
 void EmulatedPortCore::close() {
+  FeedUse use(*this);  // the watcher is woken through the feed
   WakeList wake;
   {
     std::lock_guard lock(mutex_);
@@ -662,22 +703,28 @@ void EmulatedPortCore::close() {
 }
 
 // The watcher's wait: on the feed, moving in what it finds (transition 1: the newest waiter,
-// maybe itself, gets it), until a packet is handed to it, the deadline, or no completion
-// could be handed out any more (C reached M, or nothing is in flight): then it resigns and
-// waits on its futex like any waiter.
+// maybe itself, gets it), until a packet is handed to it (through the feed's interrupt), the
+// deadline, or no completion could be handed out any more (C reached M, nothing is in flight,
+// or the feed was detached): then it resigns and waits on its futex like any waiter. Other
+// threads read the feed meanwhile; the watcher only sleeps through what they take.
 EmulatedPortCore::Watch EmulatedPortCore::watch(Waiter& waiter, Association& self,
                                                 const Clock::time_point* deadline) {
-  // The feed is detached only once no thread waits in the port (the pool has exited).
-  IoFeed* const feed = feed_;
+  FeedUse use(*this);  // attach_feed(nullptr) waits until this thread has left the feed
   for (;;) {
+    IoFeed* feed = nullptr;
     {
       std::lock_guard lock(mutex_);
-      // Handed a packet since the last look: no wait. Otherwise from here on only this thread
-      // reads the feed, so whatever completes or rings the doorbell now wakes it.
       if (waiter.ready.load(std::memory_order_relaxed) != 0) return Watch::packet;
+      if (closed_ || feed_ == nullptr || watcher_ != &waiter) {
+        waiter.watching = false;
+        if (watcher_ == &waiter) watcher_ = nullptr;
+        return Watch::resigned;
+      }
+      feed = feed_;
       feed_sleeper_ = true;
     }
     feed->wait(deadline);
+    feed->poll();
     WakeList wake;
     Watch outcome = Watch::watching;
     {
@@ -688,12 +735,13 @@ EmulatedPortCore::Watch EmulatedPortCore::watch(Waiter& waiter, Association& sel
         // Handed a packet (or abandoned), maybe by this very absorb: the feed's interrupt in
         // `wake` can only be for this thread, which is awake.
         outcome = Watch::packet;
-        wake.drop_feed();
+        wake.drop_feed_interrupt();
       } else if (deadline != nullptr && Clock::now() >= *deadline) {
         unlink_waiter(waiter);
         count_timed_out(self);
         outcome = Watch::timed_out;
-      } else if (closed_ || feed_ != feed || !watch_wanted() || !feed->in_flight()) {
+      } else if (closed_ || feed_ != feed || watcher_ != &waiter || !watch_wanted() ||
+                 !feed->in_flight()) {
         waiter.watching = false;
         if (watcher_ == &waiter) watcher_ = nullptr;
         outcome = Watch::resigned;
@@ -706,16 +754,29 @@ EmulatedPortCore::Watch EmulatedPortCore::watch(Waiter& waiter, Association& sel
   }
 }
 
+// Attaching with waiters already in W appoints a watcher at once. Detaching takes the watcher
+// off the feed (it goes back to its futex) and returns only once no thread is inside a call
+// to the old feed, so its owner may destroy it.
 bool EmulatedPortCore::attach_feed(IoFeed* feed) {
-  std::lock_guard lock(mutex_);
-  if (feed == nullptr && watcher_ != nullptr) {
-    // Detached under a waiting watcher (not the harness's order: it detaches after the pool
-    // exits): it resigns at its next look and waits on its futex.
-    if (feed_ != nullptr) feed_->interrupt();
-    watcher_ = nullptr;
+  IoFeed* old = nullptr;
+  WakeList wake;
+  {
+    std::lock_guard lock(mutex_);
+    old = feed_;
+    if (watcher_ != nullptr) {
+      watcher_->watching = false;  // a handoff to it now goes through its futex
+      watcher_ = nullptr;
+    }
+    feed_ = feed;
+    feed_mirror_.store(feed, std::memory_order_release);
+    unwatched_.store(false, std::memory_order_relaxed);
+    rewatch(wake);
   }
-  feed_ = feed;
-  unwatched_.store(false, std::memory_order_relaxed);
+  wake.wake_all();
+  if (old != nullptr && old != feed) {
+    old->interrupt();  // a watcher asleep on it wakes, finds itself resigned, and leaves
+    while (feed_users_.load(std::memory_order_acquire) > 0) std::this_thread::yield();
+  }
   return true;
 }
 
@@ -729,10 +790,35 @@ void EmulatedPortCore::feed_submitted() {
   wake.wake_all();
 }
 
-PortCounters EmulatedPortCore::counters() const {
-  std::lock_guard lock(mutex_);
-  PortCounters snapshot = counters_;
-  if (active_ > concurrency_) snapshot.over_limit_ns += now_ns() - over_limit_since_ns_;
+// depth() and counters() see a completed I/O as the queued packet it is: the feed is read first.
+std::size_t EmulatedPortCore::depth() {
+  FeedUse use(*this);
+  use.poll();
+  WakeList wake;
+  std::size_t queued = 0;
+  {
+    std::lock_guard lock(mutex_);
+    absorb(wake);
+    rewatch(wake);
+    queued = queue_.size();
+  }
+  wake.wake_all();
+  return queued;
+}
+
+PortCounters EmulatedPortCore::counters() {
+  FeedUse use(*this);
+  use.poll();
+  WakeList wake;
+  PortCounters snapshot;
+  {
+    std::lock_guard lock(mutex_);
+    absorb(wake);
+    rewatch(wake);
+    snapshot = counters_;
+    if (active_ > concurrency_) snapshot.over_limit_ns += now_ns() - over_limit_since_ns_;
+  }
+  wake.wake_all();
   return snapshot;
 }
 
@@ -757,11 +843,15 @@ std::vector<ListEvent> EmulatedPortCore::list_events(bool& cut) const {
 }
 
 void EmulatedPortCore::thread_stops_counting(StopReason reason, unsigned slots) {
+  FeedUse use(*this);
+  use.poll();
   WakeList wake;
   {
     std::lock_guard lock(mutex_);
     if (closed_) return;
-    absorb(wake);  // before the slot is given up: what completed meanwhile queued behind E
+    // Before the slot is given up: what completed meanwhile is queued behind E, and the slot
+    // goes to a waiter for it whatever the watcher is doing.
+    absorb(wake);
     if (reason == StopReason::block) ++paused_;
     for (unsigned i = 0; i < slots; ++i) decrement_active();
     if (reason == StopReason::leave) {

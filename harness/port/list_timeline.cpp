@@ -93,12 +93,18 @@ void ListTimeline::woke(std::uint64_t delay_ns, std::uint32_t weight) {
   wake_buckets_[delay_bucket(delay_ns)] += weight;
 }
 
-ListTotals ListTimeline::totals() const {
-  ListTotals t = totals_;
+// A snapshot is a clock read: the states since the last one, the current one included, share
+// the time up to now, for good. Sharing it only in the copy (and again, differently split, at
+// the next read) let a later snapshot hold less time at some level than an earlier one: a
+// window's difference went negative.
+ListTotals ListTimeline::totals() {
   const std::uint64_t now = std::max(clock_(), last_ns_);
-  Pending p = pending_;
-  p.add(last_, concurrency_);  // the state now, up to now
-  share(t, p, static_cast<double>(now - last_ns_));
+  pending_.add(last_, concurrency_);  // the state now, up to now (it holds on after, too)
+  share(totals_, pending_, static_cast<double>(now - last_ns_));
+  pending_ = Pending{};
+  changes_since_read_ = 0;
+  last_ns_ = now;
+  ListTotals t = totals_;
   t.t_ns = now;
   t.now = last_;
   t.wakes = wakes_;

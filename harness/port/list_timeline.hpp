@@ -85,8 +85,9 @@ class ListTimeline {
   // timed one in K, K as for the clock reads (every one while changes come slowly), since each
   // costs two clock reads.
   std::uint32_t handoff_sample() { return ++handoffs_seen_ % changes_per_read_ == 0 ? changes_per_read_ : 0; }
-  // The totals up to now (under the port's lock).
-  ListTotals totals() const;
+  // The totals up to now (under the port's lock). A clock read: later snapshots never hold
+  // less at any level than this one.
+  ListTotals totals();
   // Starts a new record of at most `max` events (0: none), from the lists as they are now.
   void record_events(std::size_t max);
   std::vector<ListEvent> events() const { return events_; }

@@ -68,6 +68,27 @@ TEST(ListTimeline, FastChangesShareTheTimeBetweenClockReads) {
   EXPECT_NEAR(x.active_at[0] + x.active_at[1], 1e6, 1e-3);
 }
 
+// A window is the difference of two snapshots, so no level may lose time between them: a
+// snapshot taken between clock reads (K changes pending) once split that time one way and the
+// next read another, and a window's share went negative.
+TEST(ListTimeline, ALaterSnapshotNeverHoldsLessAtAnyLevel) {
+  g_now_ns = 0;
+  ListTimeline t(2, scripted_clock);
+  std::uint64_t now = 0;
+  for (int i = 1; i <= 5000; ++i) change_at(t, now += 10, {.waiting = static_cast<std::uint32_t>(i % 5)});
+  for (int i = 1; i <= 20; ++i) change_at(t, now += 10, {.waiting = 4});  // K is 64: pending
+  g_now_ns = now += 50'000;  // a long quiet stretch before the snapshot
+  const ListTotals a = t.totals();
+  for (int i = 1; i <= 40; ++i) change_at(t, now += 10, {.waiting = static_cast<std::uint32_t>(i % 3)});
+  g_now_ns = now += 1000;
+  const ListTotals b = t.totals();
+  EXPECT_GE(b.waiting_ns, a.waiting_ns);
+  for (std::size_t i = 0; i < kLevelBuckets; ++i) EXPECT_GE(b.waiting_at[i], a.waiting_at[i]) << i;
+  double window = 0;
+  for (std::size_t i = 0; i < kLevelBuckets; ++i) window += b.waiting_at[i] - a.waiting_at[i];
+  EXPECT_NEAR(window, static_cast<double>(b.t_ns - a.t_ns), 1e-6) << "every nanosecond once";
+}
+
 TEST(ListTimeline, RecordsTheFirstEventsAndSaysWhenCut) {
   g_now_ns = 10'000;
   ListTimeline t(2, scripted_clock);

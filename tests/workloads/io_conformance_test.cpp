@@ -117,7 +117,7 @@ TEST_P(IoConformance, SourceIsThePortItself) {
   Rig rig(2, GetParam());
   EXPECT_NE(rig.source->describe().find("read by the port itself"), std::string::npos)
       << rig.source->describe();
-  EXPECT_EQ(rig.source->describe().find("epoll_wait") != std::string::npos, GetParam())
+  EXPECT_EQ(rig.source->describe().find("readiness in epoll") != std::string::npos, GetParam())
       << rig.source->describe();
 }
 
@@ -482,7 +482,8 @@ TEST(IoConformanceRun, SocketLifoSignatureAndCap) {
   const auto r =
       iocpbench::engine::run_point(lifo_spec(iocpbench::WorkloadKind::socket, {{"connections", 16}}), nullptr);
   expect_iocp_signature(r);
-  EXPECT_NE(r.workload_stats.at("completion_source").at("design").get<std::string>().find("epoll_wait"),
+  EXPECT_NE(r.workload_stats.at("completion_source").at("design").get<std::string>().find(
+                "readiness in epoll"),
             std::string::npos)
       << "the socket workload's receives wait by readiness by default";
 }
