@@ -281,6 +281,7 @@ def make_test_file(directory: Path, mib: int) -> Path:
 def iocpbench_ops(program: Path, argv: list[str], out: Path, timeout: float) -> float:
     """Runs `iocpbench run ...`; returns the point's median throughput (ops/s)."""
     cmd = [str(program), "run", *argv, "--json", str(out)]
+    out.unlink(missing_ok=True)  # iocpbench refuses to replace a results file (--force; older builds lack it)
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired as exc:

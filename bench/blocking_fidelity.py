@@ -141,6 +141,7 @@ def table(binary: Path) -> str:
 
 def run_sweep(binary: Path, grid: str, out: Path) -> None:
     cmd = [str(binary), "sweep", "--json", str(out)] + (["--quick"] if grid == "quick" else [])
+    out.unlink(missing_ok=True)  # iocpbench refuses to replace a results file
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {done.returncode}: {done.stderr.strip()[-300:]}")

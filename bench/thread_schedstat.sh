@@ -4,7 +4,7 @@
 # Where a handler's runnable wait comes from.
 cd "$(dirname "$0")/.."
 w=${1:-socket}; b=${2:-0.5}
-"${IOCPBENCH_BIN:-build/release/harness/iocpbench}" run --workload $w --concurrency N --pool N --blocking $b --duration 3 --warmup 0.3 --json "${TMPDIR:-/tmp}/schedstat-$w.json" >/dev/null 2>&1 &
+rm -f "${TMPDIR:-/tmp}/schedstat-$w.json"; "${IOCPBENCH_BIN:-build/release/harness/iocpbench}" run --workload $w --concurrency N --pool N --blocking $b --duration 3 --warmup 0.3 --json "${TMPDIR:-/tmp}/schedstat-$w.json" >/dev/null 2>&1 &
 p=$!
 sleep 1.2  # past the 0.3 s warm-up
 declare -A a

@@ -39,6 +39,7 @@ answers=()
 for ((i = 1; i <= reruns; i++)); do
   load=$(cut -d' ' -f1 /proc/loadavg)
   start=$(date +%s.%N)
+  rm -f "$dir/rerun-$i.json"  # a rerun into a kept folder: iocpbench refuses to replace results
   if ! "$binary" tune "$@" --quiet --json "$dir/rerun-$i.json" >"$dir/rerun-$i.txt" 2>&1; then
     echo "rerun $i: tune failed (see $dir/rerun-$i.txt)"
     continue

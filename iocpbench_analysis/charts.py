@@ -29,7 +29,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter  # noqa: E402
 
-from . import answer, grid, latency_load, port_lists  # noqa: E402
+from . import answer, grid, latency_load, machine_load, port_lists  # noqa: E402
 from .compare import CompareReport, fmt_value  # noqa: E402
 from .load import Results  # noqa: E402
 from .metrics import (  # noqa: E402
@@ -109,6 +109,33 @@ def _ci_err(point: dict[str, Any], metric: str) -> tuple[float, float]:
 
 
 OUTLINE = "#e8112d"  # indistinguishable-from-the-best outline: visible on viridis's dark and bright ends
+RECOMMENDED_STYLE: dict[str, Any] = dict(ls="", marker="*", ms=13, color="#ff8c00", mec="black", mew=0.9, zorder=5)
+BUSY_STYLE: dict[str, Any] = dict(ls="", marker="D", ms=12, mfc="none", mec="#d000d0", mew=1.8, zorder=6)
+RECOMMENDED_TEXT = "recommended: the cheapest setting indistinguishable from the best"
+BUSY_TEXT = "measured on a busy machine (a run saw other work on its CPUs)"
+
+
+def _recommended_handle() -> Line2D:
+    return Line2D([], [], label=RECOMMENDED_TEXT, **RECOMMENDED_STYLE)
+
+
+def _busy_handle() -> Line2D:
+    return Line2D([], [], label=BUSY_TEXT, **BUSY_STYLE)
+
+
+def mark_busy(ax: Axes, marks: list[tuple[float, float, dict[str, Any]]]) -> bool:
+    """A hollow diamond over each (x, y) whose point was measured on a busy machine; whether
+    any was drawn (the caller then adds the legend entry)."""
+    busy = [(x, y) for x, y, p in marks if machine_load.is_busy(p)]
+    if busy:
+        ax.plot([x for x, _ in busy], [y for _, y in busy], **BUSY_STYLE)
+    return bool(busy)
+
+
+def _add_busy_legend(ax: Axes, drawn: bool) -> None:
+    """The busy mark's legend entry beside the axes' own (labelled lines of the busy style)."""
+    if drawn:
+        ax.plot([], [], label=BUSY_TEXT, **BUSY_STYLE)
 
 
 def heatmap(points: Points, title: str) -> Figure:
@@ -119,8 +146,13 @@ def heatmap(points: Points, title: str) -> Figure:
     conc = grid.spec_axis(points, "concurrency")
     pools = grid.spec_axis(points, "pool")
     rs = grid.ratios(points)
-    close = answer.indistinguishable_keys(points)
-    fig, axes = _subplots(len(rs), title, width=1.1 * len(pools) + 2.2, height=0.7 * len(conc) + 2.0)
+    answers = answer.answers(points)
+    close = {id(s.point) for a in answers for s in a.indistinguishable}
+    recommended = {id(a.recommended.point) for a in answers}
+    # A one-cell heatmap still needs room for its title, colour bar and legend.
+    fig, axes = _subplots(len(rs), title, width=max(5.2, 1.1 * len(pools) + 2.2),
+                          height=max(3.6, 0.7 * len(conc) + 2.4))
+    busy_drawn = False
     drawn = 0
     image = None
     for ax, r in zip(axes, rs):
@@ -147,10 +179,16 @@ def heatmap(points: Points, title: str) -> Figure:
             v = cells[i][j]
             star = "" if within_tolerance(p) else "*"
             off += bool(star)
+            rec = id(p) in recommended
             ax.text(j, i, f"{fmt_value(v)}{star}\n{v / best:.2f}", ha="center", va="center", fontsize=7.5,
-                    color="black" if v / best > 0.55 else "white", fontweight="bold" if v == best else "normal")
+                    color="black" if v / best > 0.55 else "white", fontweight="bold" if rec else "normal")
             if id(p) in close:
                 ax.add_patch(Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, fill=False, edgecolor=OUTLINE, lw=2.2))
+            if rec:
+                ax.plot([j - 0.3], [i - 0.28], **RECOMMENDED_STYLE)
+            if machine_load.is_busy(p):
+                ax.plot([j + 0.3], [i - 0.28], **BUSY_STYLE)
+                busy_drawn = True
         ax.set_xticks(range(len(pools)), [grid.spec_value_label(points, "pool", s) for s in pools], fontsize=8)
         ax.set_yticks(range(len(conc)), [grid.spec_value_label(points, "concurrency", s) for s in conc], fontsize=8)
         ax.set_xlabel("pool size")
@@ -159,8 +197,12 @@ def heatmap(points: Points, title: str) -> Figure:
                      + (f"\n* {off} cell(s): blocking ratio not within tolerance" if off else ""), fontsize=8.5)
     if not drawn or image is None:
         raise SkipChart("no throughput medians")
-    fig.colorbar(image, ax=axes, shrink=0.85, pad=0.02,
-                 label="median throughput, fraction of the panel's best\n(red outline: indistinguishable from the best)")
+    fig.colorbar(image, ax=axes, shrink=0.85, pad=0.02, label="median throughput,\nfraction of the panel's best")
+    handles = [Line2D([], [], ls="", marker="s", ms=10, mfc="none", mec=OUTLINE, mew=2,
+                      label="indistinguishable from the best"), _recommended_handle()]
+    if busy_drawn:
+        handles.append(_busy_handle())
+    axes[0].legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0.0)
     return fig
 
 
@@ -177,6 +219,7 @@ def throughput_vs_blocking(points: Points, title: str) -> Figure:
     fig, axes = _subplots(len(conc), title)
     for ax, c in zip(axes, conc):
         off_marked = False
+        marks: list[tuple[float, float, dict[str, Any]]] = []
         for k, pool in enumerate(pools):
             pts = sorted(grid.select(points, concurrency=c, pool=pool), key=lambda p: p["blocking"]["ratio"])
             xs, ys, lo, hi, off = [], [], [], [], []
@@ -188,6 +231,7 @@ def throughput_vs_blocking(points: Points, title: str) -> Figure:
                 got = achieved_ratio(p)
                 xs.append(got if got is not None else p["blocking"]["ratio"])
                 ys.append(v)
+                marks.append((xs[-1], v, p))
                 lo.append(e[0])
                 hi.append(e[1])
                 if not within_tolerance(p):
@@ -199,6 +243,7 @@ def throughput_vs_blocking(points: Points, title: str) -> Figure:
                 ax.plot([x for x, _ in off], [y for _, y in off], "x", color=OUTLINE, ms=9, mew=2,
                         label=None if off_marked else "blocking ratio not within tolerance")
                 off_marked = True
+        _add_busy_legend(ax, mark_busy(ax, marks))
         ax.set_title(f"concurrency {grid.spec_value_label(points, 'concurrency', c)}", fontsize=9)
         _blocking_axes(ax, "throughput (ops/s): median,\nbootstrap 95% CI of the median")
     return fig
@@ -228,6 +273,7 @@ def _lines_over_pool(
         raise SkipChart(f"no {what} in the points")
     fig, axes = _subplots(len(rs), title)
     for ax, r in zip(axes, rs):
+        marks: list[tuple[float, float, dict[str, Any]]] = []
         for c in conc:
             xs, ys, lo, hi = [], [], [], []
             for i, pool in enumerate(pools):
@@ -238,6 +284,7 @@ def _lines_over_pool(
                     e = _ci_err(p, err_metric) if err_metric else (0.0, 0.0)
                     xs.append(i)
                     ys.append(v)
+                    marks.append((i, v, p))
                     lo.append(e[0])
                     hi.append(e[1])
             if xs:
@@ -248,7 +295,8 @@ def _lines_over_pool(
         ax.set_ylabel(ylabel)
         ax.set_title(f"blocking ratio {r:g}", fontsize=9)
         ax.grid(alpha=0.3)
-        if log and ax.lines and all(y > 0 for line in ax.lines for y in line.get_ydata()):
+        _add_busy_legend(ax, mark_busy(ax, marks))
+        if log and wide_range([y for _, y, _ in marks]):
             _log_y(ax)
         else:
             ax.set_ylim(bottom=0)
@@ -269,9 +317,16 @@ def context_switches(points: Points, title: str) -> Figure:
 LATENCY_SHOWN = ("p50", "p99")  # two lines per concurrency keep a panel readable; the table has the rest
 
 
+def wide_range(values: list[float]) -> bool:
+    """Whether the values are positive and span a decade or more: a log axis then helps; over
+    a narrower range it only stretches small differences into large-looking ones."""
+    return bool(values) and min(values) > 0 and max(values) / min(values) >= 10
+
+
 def latency(points: Points, title: str) -> Figure:
-    """Latency p50 (solid) and p99 (dashed) over pool size on a log axis, one colour per
-    concurrency spec, a panel per blocking ratio; the legend sits beside the panels."""
+    """Latency p50 (solid) and p99 (dashed) over pool size, one colour per concurrency spec, a
+    panel per blocking ratio, with the bootstrap 95% CI of each median as error bars; a log
+    axis only where the values span a decade or more. The legend sits beside the panels."""
     closed_loop_only(points)
     present = [q for q in LATENCY_SHOWN if any(central_value(p, f"latency_us.{q}") is not None for p in points)]
     if not present:
@@ -283,35 +338,107 @@ def latency(points: Points, title: str) -> Figure:
     conc = grid.spec_axis(points, "concurrency")
     rs = grid.ratios(points)
     fig, axes = _subplots(len(rs), title)
+    busy_drawn = False
     for ax, r in zip(axes, rs):
+        marks: list[tuple[float, float, dict[str, Any]]] = []
         for ci, c in enumerate(conc):
             color = f"C{ci % 10}"
             for q in present:
-                xs, ys = [], []
+                xs, ys, lo, hi = [], [], [], []
                 for i, pool in enumerate(pools):
                     for p in grid.select(points, ratio=r, concurrency=c, pool=pool)[:1]:
                         v = central_value(p, f"latency_us.{q}")
                         if v is not None:
+                            e = _ci_err(p, f"latency_us.{q}")
                             xs.append(i)
                             ys.append(v)
+                            lo.append(e[0])
+                            hi.append(e[1])
+                            marks.append((i, v, p))
                 if xs:
-                    ax.plot(xs, ys, linestyle=styles[q], marker="o", ms=3, color=color,
-                            label=f"c={grid.spec_value_label(points, 'concurrency', c)} {q}")
+                    ax.errorbar(xs, ys, yerr=[lo, hi], linestyle=styles[q], marker="o", ms=3, capsize=3,
+                                color=color, label=f"c={grid.spec_value_label(points, 'concurrency', c)} {q}")
+        busy_drawn = mark_busy(ax, marks) or busy_drawn
         ax.set_xticks(range(len(pools)), [grid.spec_value_label(points, "pool", s) for s in pools], fontsize=8)
         ax.set_xlabel("pool size")
         ax.set_title(f"blocking ratio {r:g}: " + " and ".join(present), fontsize=9)
         ax.grid(alpha=0.3, which="both")
-        if ax.lines and all(y > 0 for line in ax.lines for y in line.get_ydata()):
+        if wide_range([y for _, y, _ in marks]):
             _log_y(ax)
-            ax.set_ylabel("latency (us, log scale), median over runs")
+            ax.set_ylabel("latency (us, log scale): median,\nbootstrap 95% CI of the median")
         else:
-            ax.set_ylabel("latency (us), median over runs")
+            ax.set_ylim(bottom=0)
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: fmt_value(y)))
+            ax.set_ylabel("latency (us): median,\nbootstrap 95% CI of the median")
     drawn = [ax for ax in axes if ax.lines]
     if drawn:
         handles, labels = drawn[0].get_legend_handles_labels()
+        if busy_drawn:
+            handles.append(_busy_handle())
+            labels.append(BUSY_TEXT)
         # One legend, outside the last panel: the lines are the same in every panel.
         axes[-1].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0),
-                        borderaxespad=0.0, title="p50 solid, p99 dashed", title_fontsize=7)
+                        borderaxespad=0.0, title="p50 solid, p99 dashed;\nbars: 95% CI of the median",
+                        title_fontsize=7)
+    return fig
+
+
+def _switches_per_completion(point: dict[str, Any]) -> float | None:
+    kop = summary_value(point, "context_switches_per_kop")
+    return None if kop is None else kop / 1000.0
+
+
+def throughput_vs_switches(points: Points, title: str) -> Figure:
+    """What each setting's throughput costs: median throughput (bootstrap 95% CI of the median)
+    against context switches per completion, a panel per blocking ratio, a colour per pool
+    spec, each point labelled with its setting; the recommended setting (answer.py) starred."""
+    closed_loop_only(points)
+    if not any(_switches_per_completion(p) is not None and summary_value(p, "throughput_ops_per_s") is not None
+               for p in points):
+        raise SkipChart("no context switch counts with throughput in the points")
+    rs = grid.ratios(points)
+    pools = grid.spec_axis(points, "pool")
+    recommended = {id(a.recommended.point) for a in answer.answers(points)}
+    fig, axes = _subplots(len(rs), title)
+    busy_drawn = False
+    for ax, r in zip(axes, rs):
+        marks: list[tuple[float, float, dict[str, Any]]] = []
+        for k, pool in enumerate(pools):
+            xs, ys, lo, hi = [], [], [], []
+            for p in grid.select(points, ratio=r, pool=pool):
+                x, y = _switches_per_completion(p), summary_value(p, "throughput_ops_per_s")
+                if x is None or y is None:
+                    continue
+                e = _ci_err(p, "throughput_ops_per_s")
+                xs.append(x)
+                ys.append(y)
+                lo.append(e[0])
+                hi.append(e[1])
+                marks.append((x, y, p))
+                ax.annotate(f"c={grid.spec_value_text(p['concurrency'])}", (x, y), xytext=(4, 4),
+                            textcoords="offset points", fontsize=6.5, color="dimgrey")
+            if xs:
+                ax.errorbar(xs, ys, yerr=[lo, hi], ls="", marker="o", ms=5, capsize=3, color=f"C{k % 10}",
+                            label=f"pool {grid.spec_value_label(points, 'pool', pool)}")
+        for x, y, p in marks:
+            if id(p) in recommended:
+                ax.plot([x], [y], **RECOMMENDED_STYLE)
+        busy_drawn = mark_busy(ax, marks) or busy_drawn
+        ax.set_xlabel("context switches per completion,\nmedian over runs")
+        ax.set_ylabel("throughput (ops/s): median,\nbootstrap 95% CI of the median")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: fmt_value(y)))
+        if marks:  # from 0, with room on the right for the labels
+            ax.set_xlim(0, max(x for x, _, _ in marks) * 1.3 or 1.0)
+        ax.set_ylim(bottom=0)
+        ax.set_title(f"blocking ratio {r:g}", fontsize=9)
+        ax.grid(alpha=0.3)
+    drawn = [ax for ax in axes if ax.lines]
+    if drawn:
+        handles, labels = drawn[0].get_legend_handles_labels()
+        extra = [_recommended_handle()] + ([_busy_handle()] if busy_drawn else [])
+        axes[-1].legend([*handles, *extra], [*labels, *(h.get_label() for h in extra)], fontsize=7,
+                        loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                        title="pool (colour); label: concurrency", title_fontsize=7)
     return fig
 
 
@@ -327,6 +454,14 @@ def mean_shares(point: dict[str, Any]) -> list[float] | None:
     return [sum(s[i] if i < len(s) else 0.0 for s in lists) / len(lists) for i in range(width)]
 
 
+LIFO_CAPTION = (
+    "Each thread's share of the completions, busiest thread first (each run's shares sorted, then "
+    "averaged rank by rank over the runs). A completion port wakes the most recently waiting thread "
+    "(LIFO), so a few threads take most of the work and the line falls steeply; a pool that wakes "
+    "its threads in turn (FIFO) spreads the work evenly, a flat line at 1 / pool size."
+)
+
+
 def lifo_signature(points: Points, title: str) -> Figure:
     """Thread rank vs share of completions. IOCP wakes the most recently waiting thread
     (LIFO), so a few threads take most of the work; a FIFO pool spreads it evenly."""
@@ -340,7 +475,7 @@ def lifo_signature(points: Points, title: str) -> Figure:
             shares = mean_shares(p)
             if shares:
                 ax.plot(range(1, len(shares) + 1), shares, marker="o", ms=3, drawstyle="steps-mid",
-                        label=f"c={grid.normalize_spec(p['concurrency']['spec'])} p={grid.normalize_spec(p['pool']['spec'])}")
+                        label=f"c={grid.spec_value_text(p['concurrency'])} p={grid.spec_value_text(p['pool'])}")
         ax.set_xlabel("thread rank (busiest first)")
         ax.set_ylabel("share of completions")
         ax.set_ylim(0, 1)
@@ -348,6 +483,8 @@ def lifo_signature(points: Points, title: str) -> Figure:
         ax.grid(alpha=0.3)
         if ax.lines:
             ax.legend(fontsize=6, ncol=2)
+    fig.supxlabel(textwrap.fill(LIFO_CAPTION, max(60, int(fig.get_figwidth() * 18))), fontsize=7.5,
+                  ha="left", x=0.01)
     return fig
 
 
@@ -728,10 +865,12 @@ def latency_vs_load(points: Points, title: str) -> Figure:
                 ax.plot([c.knee.x], [c.knee.p99], "*", ms=15, color=color, markeredgecolor="black", mew=0.8)
         _load_axis(ax, kind)
         ax.set_title(f"blocking ratio {r:g}", fontsize=9)
-        if ax.lines and all(y > 0 for line in ax.lines for y in line.get_ydata()):
+        if wide_range([float(y) for line in ax.lines for y in line.get_ydata()]):
             _log_y(ax)
             ax.set_ylabel("response time from the intended start\n(us, log scale), median over runs")
         else:
+            ax.set_ylim(bottom=0)
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: fmt_value(y)))
             ax.set_ylabel("response time from the intended start\n(us), median over runs")
     labels = {(c.concurrency, c.pool): c.label for c in curves}
     handles = [Line2D([], [], color=colors[k], lw=2, label=labels[k]) for k in colors]
@@ -773,6 +912,8 @@ BUILDERS: list[tuple[str, str, Callable[[Points, str], Figure]]] = [
     ("throughput-vs-blocking", "throughput vs blocking ratio", throughput_vs_blocking),
     ("context-switches", "context switches per 1,000 completions vs pool size", context_switches),
     ("latency", "latency percentiles vs pool size", latency),
+    ("throughput-vs-switches", "throughput vs context switches per completion: what each setting costs",
+     throughput_vs_switches),
     ("lifo", "LIFO signature: each thread's share of completions", lifo_signature),
     ("pool-size", "self-sizing (auto) pool: worker threads over time", pool_size),
     ("port-lists", "the port's lists over time: waiting, active (C), paused, queued", port_lists_over_time),

@@ -1,4 +1,5 @@
-"""Console scripts: iocpbench-charts, iocpbench-report, iocpbench-compare (iocpbench-ab is in ab.py).
+"""Console scripts: iocpbench-charts, iocpbench-report, iocpbench-compare, iocpbench-answer
+(iocpbench-ab is in ab.py).
 
 Exit status follows the harness's contract: 0 success, 2 bad input, 130 interrupted; compare
 adds 1 (FAIL: a regression, or a BASE or NEW file that is not a whole run) and 3 (INCONCLUSIVE:
@@ -52,7 +53,8 @@ def charts_parser() -> argparse.ArgumentParser:
         "iocpbench-charts",
         "Draw the charts of iocpbench results files as PNG and SVG: per workload, throughput "
         "heatmaps (concurrency x pool, per blocking ratio), throughput vs blocking ratio, context "
-        "switches per 1,000 completions vs pool size, latency percentiles, the LIFO "
+        "switches per 1,000 completions vs pool size, latency percentiles, throughput vs context "
+        "switches per completion (the recommended setting starred), the LIFO "
         "signature (each thread's share of completions) and, where the file has self-sizing "
         "(auto) pools, their worker threads over time.",
         "Charts a file lacks the data for are skipped with a note on stderr.\n"
@@ -274,10 +276,14 @@ def answer_parser() -> argparse.ArgumentParser:
     p = _parser(
         "iocpbench-answer",
         "Print which setting to use, per workload and blocking ratio of a results file: the "
-        "recommended setting (the cheapest of those indistinguishable from the best), its median "
-        "throughput, how many settings are indistinguishable from the best, and the rules of thumb "
-        "(pool N, 2N, 2N+2) as a ratio of the best with a 95% CI. The report opens with the same.",
-        "Exit status: 0 success, 2 bad input.\n\nexample: python -m iocpbench_analysis answer out/results.json",
+        "recommended setting (the cheapest of those indistinguishable from the best) and the best, "
+        "each with its median throughput and context switches per 1,000 completions, how many "
+        "settings are indistinguishable from the best, and the rules of thumb (pool N, 2N, 2N+2) "
+        "as a ratio of the best with a 95% CI and their context switches; a last line names the "
+        "points measured on a busy machine. The report opens with the same.",
+        "Exit status: 0 success, 2 bad input.\n\n"
+        "example: iocpbench-answer out/results.json\n"
+        "         python -m iocpbench_analysis answer out/results.json   (the same, without installing)",
     )
     p.add_argument("results", nargs="+", metavar="RESULTS", help="results JSON files (schema_version 1)")
     return p

@@ -38,6 +38,7 @@ INCONCLUSIVE.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cross_machine as xm
-from . import gate, stats
+from . import gate, machine_load, mismatch, stats
 from .gate import DEFAULT_MARGIN_PCT as DEFAULT_FAIL_ABOVE
 from .gate import FAMILY_ALPHA as DEFAULT_ALPHA
 from .load import InputError, Results
@@ -173,6 +174,9 @@ class MachineComparison:
     # pairing was asked for with --paired rather than found).
     paired: bool = False
     session: str | None = None
+    # The settings in which every unmatched base point differs from its nearest NEW point, the
+    # same way (mismatch.grid_difference): the files were measured on different grids.
+    grid_differences: list[mismatch.Difference] = field(default_factory=list)
 
     @property
     def regressions(self) -> list[PointComparison]:
@@ -637,10 +641,14 @@ def compare_results(
         for (bp, _), row in zip(kept, rows):
             mc.rows[spec_key(bp, ignore_port=ignore_port)] = row
         mc.failures = file_problems(new, metric, ignore_port=ignore_port)
+        mc.grid_differences = mismatch.grid_difference(
+            mismatch.explain(matching.only_base, matching.only_new, ignore_port=ignore_port))
         missing = matching.only_base + runless(np_ for _, np_ in matching.pairs)
         if missing and not allow_missing:
+            grids = (f"; a grid mismatch, not a regression: the files differ in "
+                     f"{mismatch.differences_text(mc.grid_differences)} (base vs new)" if mc.grid_differences else "")
             mc.failures.append(f"{len(missing)} base point(s) missing or without runs "
-                               f"(at {named(point_label(p, ignore_port=ignore_port) for p in missing)}); "
+                               f"(at {named(point_label(p, ignore_port=ignore_port) for p in missing)}){grids}; "
                                "--allow-missing to compare what is there")
         mc.inconclusive = inconclusive_reasons(mc, metric, limit, ignore_port=ignore_port)
         if cross_machine:
@@ -710,7 +718,7 @@ def _table(report: CompareReport) -> list[str]:
     ]
     for key in keys:
         label, base_median = keyed[key]
-        cells = [f"`{label}`", fmt_value(base_median)]
+        cells = [f"`{shown_label(label, report.base.machine)}`", fmt_value(base_median)]
         for mc in report.machines:
             row = mc.rows.get(key)
             cells.append(fmt_cell(row) if row else "unmatched")
@@ -718,21 +726,78 @@ def _table(report: CompareReport) -> list[str]:
     return lines
 
 
+def shown_label(label: str, machine: dict[str, Any]) -> str:
+    """A point label as printed: concurrency 0 (the port's default, N) with the file's
+    logical CPU count, "c=0 (N=2)"."""
+    n = machine.get("logical_cpus")
+    if not isinstance(n, int) or isinstance(n, bool):
+        return label
+    return re.sub(r"(^|/)c=0(?=/|$)", rf"\1c=0 (N={n})", label)
+
+
+def _unmatched_line(report: CompareReport, point: dict[str, Any], machine: dict[str, Any],
+                    why: mismatch.Unmatched | None, base_side: bool) -> str:
+    """One unmatched point, and how it differs from the other file's nearest point (base vs new)."""
+    line = f"- `{shown_label(point_label(point, ignore_port=report.ignore_port), machine)}`"
+    if why is None or why.nearest is None or not why.differences:
+        return line
+    diffs = why.differences if base_side else [(k, b, a) for k, a, b in why.differences]
+    other = point_label(why.nearest, ignore_port=report.ignore_port)
+    return line + f": nearest in {'new' if base_side else 'base'} `{other}`; differs in " + _escape(
+        mismatch.differences_text(diffs)) + " (base vs new)"
+
+
 def _unmatched(report: CompareReport) -> list[str]:
     lines: list[str] = []
+    ip = report.ignore_port
     for mc in report.machines:
         m = mc.matching
-        for title, pts in (
-            (f"Only in base ({report.base_label}), not in {mc.label}", m.only_base),
-            (f"Only in {mc.label}, not in base", m.only_new),
-            (f"Duplicate point in base ({report.base_label}): the comparison fails", m.base_duplicates),
-            (f"Duplicate point in {mc.label}: the comparison fails", m.new_duplicates),
+        base_m, new_m = report.base.machine, mc.results.machine
+        for title, pts, machine, whys, base_side in (
+            (f"Only in base ({report.base_label}), not in {mc.label}", m.only_base, base_m,
+             mismatch.explain(m.only_base, m.only_new, ignore_port=ip), True),
+            (f"Only in {mc.label}, not in base", m.only_new, new_m,
+             mismatch.explain(m.only_new, m.only_base, ignore_port=ip), False),
+            (f"Duplicate point in base ({report.base_label}): the comparison fails", m.base_duplicates, base_m, [], True),
+            (f"Duplicate point in {mc.label}: the comparison fails", m.new_duplicates, new_m, [], False),
         ):
             if pts:
                 lines.append(f"**{_escape(title)}** ({len(pts)}):")
-                lines += [f"- `{point_label(p, ignore_port=report.ignore_port)}`" for p in pts]
+                lines += [_unmatched_line(report, p, machine, whys[i] if whys else None, base_side)
+                          for i, p in enumerate(pts)]
                 lines.append("")
     return lines
+
+
+def grid_mismatch_lines(report: CompareReport) -> list[str]:
+    """A headline per NEW file measured on another grid than BASE, with the remedy."""
+    lines = []
+    for mc in report.machines:
+        if not mc.grid_differences:
+            continue
+        flags = mismatch.flag_text(mc.grid_differences)
+        lines.append(
+            f"**GRID MISMATCH: {_escape(mc.results.path.name)} was measured on another grid than base "
+            f"({_escape(mismatch.differences_text(mc.grid_differences))}, base vs new): "
+            f"{len(mc.matching.only_base)} base point(s) have no partner.** This is not a regression. "
+            "Rerun the new sweep with base's settings" + (f" ({_escape(flags)})" if flags else "")
+            + ", or pass --allow-missing to compare the points both files have.")
+    return lines
+
+
+def busy_lines(report: CompareReport) -> list[str]:
+    """One line naming, per file, the points measured on a busy machine; none where no file
+    recorded one (files without runs[].machine_load count as unknown, not busy)."""
+    sides = [(report.base_label, report.base)] + [(mc.label, mc.results) for mc in report.machines]
+    named_sides = []
+    for label, res in sides:
+        line = machine_load.busy_line(res.points, lambda p, res=res: shown_label(point_label(p), res.machine))
+        if line:
+            named_sides.append(f"{label}: {line.split(': ', 1)[1]}")
+    if not named_sides:
+        return []
+    return ["**Measured on a busy machine** (runs[].machine_load.busy; their ratios may be the "
+            "neighbours' as much as the code's): " + _escape("; ".join(named_sides)) + "."]
 
 
 def _limit_text(report: CompareReport) -> str:
@@ -890,7 +955,10 @@ def verdict_line(report: CompareReport) -> str:
     why = "; ".join(f"{r.where(short=True)}: {r.text}" for r in deciding)
     if status == FAIL:
         bad = sum(1 for mc in report.machines if mc.failed)
-        lead = (f"**FAIL: {bad} of {len(report.machines)} new file(s) regressed or are not whole runs"
+        grids = sum(1 for mc in report.machines if mc.failed and mc.grid_differences and not mc.regressed)
+        what = ("measured on another grid than base (a grid mismatch, not a regression; above)"
+                if grids == bad and not report.base_failures else "regressed or are not whole runs")
+        lead = (f"**FAIL: {bad} of {len(report.machines)} new file(s) {what}"
                 + ("; base is not a whole run" if report.base_failures else "") + ".**")
         also = " Also inconclusive (below)." if report.is_inconclusive else ""
         return f"{lead} {_escape(why)}.{also}"
@@ -914,6 +982,7 @@ def render_markdown(report: CompareReport) -> str:
         + (f" {PAIRED_TEXT}" if any(mc.paired for mc in report.machines) else "")
         + (" Points matched across port backends." if report.ignore_port else ""),
         "",
+        *(line for g in grid_mismatch_lines(report) for line in (g, "")),
         verdict_line(report),
         "",
     ]
@@ -929,6 +998,8 @@ def _render_body(report: CompareReport, head: list[str],
     completion paths, the base's failures, each new file's lines, the table (or that nothing
     matched), `after_table`, the points left out and the unmatched ones."""
     out = list(head)
+    for line in busy_lines(report):
+        out += [line, ""]
     paths = completion_path_lines(report)
     if paths:
         out += paths + [""]
@@ -1021,7 +1092,7 @@ def _cross_table(report: CompareReport) -> list[str]:
     lines = ["| " + " | ".join(_escape(h) for h in head) + " |", "|:--|" + "--:|" * (len(head) - 1)]
     for key in keys:
         label, base_median = keyed[key]
-        cells = [f"`{label}`", fmt_value(base_median)]
+        cells = [f"`{shown_label(label, report.base.machine)}`", fmt_value(base_median)]
         cells += [fmt_ratio_cell(mc.rows[key]) if key in mc.rows else "unmatched" for mc in report.machines]
         lines.append("| " + " | ".join(_escape(c) for c in cells) + " |")
     return lines
@@ -1076,6 +1147,7 @@ def render_cross_machine(report: CompareReport) -> str:
         "it reports and does not gate. Each cell: new median (NEW/BASE ratio of geometric means, its 95% CI)."
         + (" Points matched across port backends." if report.ignore_port else ""),
         "",
+        *(line for g in grid_mismatch_lines(report) for line in (g, "")),
         cross_machine_verdict_line(report),
         "",
     ]

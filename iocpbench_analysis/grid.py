@@ -9,6 +9,7 @@ family key and title; latency_load.py lays out their load axis."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -77,13 +78,55 @@ def _slugify(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-") or "x"
 
 
+# Workload parameters counted in bytes without a unit in their name (the harness's flags
+# take them as plain byte counts).
+BYTE_PARAMS = frozenset({"block_size", "message_size"})
+UNIT_SUFFIXES = (("_mib", "MiB"), ("_kib", "KiB"), ("_bytes", "B"), ("_us", "us"), ("_ms", "ms"), ("_s", "s"))
+
+
+def size_text(n: float) -> str:
+    """Bytes in the largest binary unit that keeps a whole number: 4096 -> "4 KiB"."""
+    for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if n >= scale and n % scale == 0:
+            return f"{n / scale:g} {unit}"
+    return f"{n:g} B"
+
+
+def param_text(name: str, value: Any) -> str:
+    """One workload parameter as words: ("file_size_mib", 64) -> "file size 64 MiB",
+    ("block_size", 4096) -> "block size 4 KiB", ("buffered", False) -> "buffered no"."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if isinstance(value, bool):
+        shown = "yes" if value else "no"
+    elif number and name in BYTE_PARAMS:
+        shown = size_text(float(value))
+    else:
+        shown = f"{value:g}" if number else str(value)
+    for suffix, unit in UNIT_SUFFIXES:
+        if number and name.endswith(suffix):
+            name, shown = name[: -len(suffix)], f"{shown} {unit}"
+            break
+    return f"{name.replace('_', ' ')} {shown}"
+
+
+def params_text(params: str) -> str:
+    """A family's workload parameters (params_key's JSON) as words, comma-separated."""
+    try:
+        parsed = json.loads(params) if params else {}
+    except ValueError:
+        return params
+    if not isinstance(parsed, dict):
+        return params
+    return ", ".join(param_text(str(k), v) for k, v in parsed.items())
+
+
 def _title(key: FamilyKey) -> str:
     workload, port, kind, work, params, mode = key
     text = f"{workload} workload, {port} port, work {work:g} us"
     if kind:
         text += f", {kind} blocking"
     if params not in ("", "{}"):
-        text += f", {params}"
+        text += f", {params_text(params)}"
     if mode:
         text += f"; {mode}"
     return text

@@ -16,7 +16,7 @@ import html
 import math
 from typing import Any
 
-from . import answer, grid, port_lists, report_open_loop
+from . import answer, grid, machine_load, port_lists, report_open_loop
 from .charts import SkipChart, build_family_charts, figure_bytes, port_lists_figure
 from .compare import fidelity_problem, fmt_value
 from .load import Results
@@ -36,7 +36,8 @@ th { background: #eef; } td.num { text-align: right; font-variant-numeric: tabul
 td.noisy { background: #fff3cd; } td.true { color: #060; } td.false { color: #a00; }
 .warn { background: #fff3cd; border: 1px solid #e0c060; padding: .5em 1em; }
 .src, .note { color: #666; font-size: .85em; }
-td.off { background: #fde2e1; } .answer td { vertical-align: middle; } .answer td.num { white-space: nowrap; }
+td.off { background: #fde2e1; } .busy { color: #a000a0; font-weight: bold; }
+.legend span { display: inline-block; padding: 0 .4em; margin-right: .3em; } .answer td { vertical-align: middle; } .answer td.num { white-space: nowrap; }
 .small { font-size: .85em; }
 img { max-width: 100%; border: 1px solid #ddd; margin: .4em 0; }
 """
@@ -194,7 +195,7 @@ def points_table(points: list[dict[str, Any]]) -> str:
         cv = tp.get("cv") if not (isinstance(tp.get("n"), int) and tp["n"] < 2) else None
         rows.append(
             "<tr>"
-            f"<td>{E(_spec_text(p['concurrency']))}</td><td>{E(_spec_text(p['pool']))}</td>"
+            f"<td>{E(_spec_text(p['concurrency']))}</td><td>{E(_spec_text(p['pool']))}{busy_mark(p)}</td>"
             f'<td class="num">{E(_fmt(p["blocking"]["ratio"]))}</td>'
             + (f'<td class="num off" title="not within tolerance: {E(off)}">{E(_fmt(achieved))} (off)</td>'
                if off else f'<td class="num">{E(_fmt(achieved))}</td>')
@@ -207,7 +208,32 @@ def points_table(points: list[dict[str, Any]]) -> str:
             + f'<td class="num">{len(p.get("runs") or [])}</td>'
             "</tr>"
         )
-    return ("<table><tr>" + "".join(f"<th>{E(h)}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>")
+    return ("<table><tr>" + "".join(f"<th>{E(h)}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>"
+            + marks_legend(points))
+
+
+def marks_legend(points: list[dict[str, Any]]) -> str:
+    """A legend on the page for every mark the table above uses (and only those)."""
+    items = []
+    if any(_noisy(p, m) for p in points for m in ("throughput_ops_per_s", "context_switches_per_kop",
+                                                   "latency_us.p50", "latency_us.p99")):
+        items.append(f'<span class="noisy-key" style="background:#fff3cd">yellow cell</span> noisy: the runs\' '
+                     f"coefficient of variation is above {NOISY_CV:.0%}, so the median is not worth much")
+    if any(fidelity_problem(p) for p in points):
+        items.append('<span style="background:#fde2e1">(off)</span> the blocking ratio achieved is not within '
+                     "tolerance of the one asked for (hover for why)")
+    if machine_load.busy_points(points):
+        items.append(f'<span class="busy">{E(machine_load.MARK)}</span> '
+                     + E(machine_load.LEGEND.split(": ", 1)[1]))
+    if not items:
+        return ""
+    return '<p class="note legend">' + "<br>".join(items) + "</p>"
+
+
+def _noisy(point: dict[str, Any], metric: str) -> bool:
+    stat = summary_stat(point, metric)
+    cv = stat.get("cv") if stat else None
+    return isinstance(cv, (int, float)) and not isinstance(cv, bool) and cv > NOISY_CV
 
 
 def _window_ints(point: dict[str, Any], key: str) -> list[int]:
@@ -252,10 +278,30 @@ def auto_pool_table(points: list[dict[str, Any]]) -> str:
             "<table><tr>" + "".join(f"<th>{E(h)}</th>" for h in head) + "</tr>" + body + "</table>")
 
 
+def busy_mark(point: dict[str, Any] | None) -> str:
+    """The busy-machine mark (HTML) after a point measured on a busy machine, else nothing."""
+    if point is None or not machine_load.is_busy(point):
+        return ""
+    why = "; ".join(machine_load.reasons(point)) or "busy"
+    return f' <span class="busy" title="{E(why)}">{E(machine_load.MARK)}</span>'
+
+
+def _setting_cell(s: answer.Setting, bold: bool, note: str = "") -> str:
+    """A setting with its throughput and what it costs in context switches."""
+    label = f"<b>{E(s.label)}</b>" if bold else E(s.label)
+    return (f"{label}{busy_mark(s.point)}<br><span class=\"small\">{E(fmt_value(s.median))} ops/s, "
+            f"{E(answer.fmt_switches(s))} cs / 1,000 completions{note}</span>")
+
+
+def _rule_cell(s: answer.Setting | None) -> str:
+    cost = "" if s is None else f'<br><span class="small">{E(answer.fmt_switches(s))} cs / 1,000</span>'
+    return f'<td class="num">{E(answer.fmt_ratio(s))}{busy_mark(s.point if s else None)}{cost}</td>'
+
+
 def _answer_row(a: answer.Answer) -> str:
     rec = a.recommended
     same = ", ".join(E(s.label) for s in a.indistinguishable)
-    rules = "".join(f'<td class="num">{E(answer.fmt_ratio(s))}</td>' for _, s in a.rules)
+    rules = "".join(_rule_cell(s) for _, s in a.rules)
     off = rec.off_ratio
     achieved = achieved_ratio(rec.point)
     blocking = f"{a.ratio:g}" + (f" (got {achieved:.2f})" if achieved is not None and a.ratio > 0 else "")
@@ -265,8 +311,8 @@ def _answer_row(a: answer.Answer) -> str:
             f'<td title="{E(a.family.title)}"><b>{E(a.family.workload)}</b><br><span class="small">'
             f"{E(a.family.key[1])} port, {a.family.key[3]:g} us work</span></td>"
             f'<td class="num">{E(blocking)}</td>'
-            f'<td{rec_class}><b>{E(rec.label)}</b><br><span class="small">'
-            f"{E(fmt_value(rec.median))} ops/s{note}</span></td>"
+            f"<td{rec_class}>{_setting_cell(rec, True, note)}</td>"
+            f"<td>{_setting_cell(a.best, False)}</td>"
             f'<td class="small">{same} <i>({len(a.indistinguishable)})</i></td>{rules}</tr>')
 
 
@@ -275,17 +321,30 @@ def answer_section(res: Results) -> str:
     rows = answer.answers(res.points)
     if not rows:
         return ""
-    head = ["workload", "blocking ratio", "recommended", "indistinguishable from the best",
+    head = ["workload", "blocking ratio", "recommended", "best", "indistinguishable from the best",
             *(f"pool {r} / best" for r in answer.RULES_OF_THUMB)]
-    return ("<h3>Which setting</h3>"
+    return (f"<h3>Which setting: {E(side_name(res))}</h3>"
             f'<p class="note">Per workload and blocking ratio of {E(res.path.name)}: the best median throughput, '
-            "the settings indistinguishable from it (the 95% CI of their ratio to the best reaches "
-            f"{1 - answer.THRESHOLD:.2f}), and the recommended one, the cheapest of those (smallest fixed "
-            "pool, then concurrency, then context switches). The rules of thumb are at the port's default "
-            "concurrency, as a ratio of the best's throughput (geometric means) with a 95% CI.</p>"
+            "the settings indistinguishable from it (" + E(answer.MEANING.format(lower=answer.zone()[0], upper=answer.zone()[1]))
+            + "), and the recommended one: the first setting in the order smallest fixed pool, then smallest "
+            "concurrency, that is shown within, or undecided with its estimate in the zone's upper half "
+            "(docs/tuning.md, the rule tune uses at one look). The rules of thumb are at the port's default "
+            "concurrency, as a ratio of the best's throughput (geometric means) with a 95% CI. Beside each "
+            "setting, what it costs: context switches per 1,000 completions (median over runs).</p>"
             '<table class="answer"><tr>' + "".join(f"<th>{E(h)}</th>" for h in head) + "</tr>"
             + "".join(_answer_row(a) for a in rows) + "</table>"
-            + (f'<p class="warn">{E(note)}</p>' if (note := answer.few_runs_note(res.points)) else ""))
+            + (f'<p class="warn">{E(note)}</p>' if (note := answer.few_runs_note(res.points)) else "")
+            + busy_warning(res.points))
+
+
+def busy_warning(points: list[dict[str, Any]]) -> str:
+    """A warning naming the points measured on a busy machine, with the mark's legend; empty
+    where there are none (or the file does not record the machine's load)."""
+    line = machine_load.busy_line(points)
+    if line is None:
+        return ""
+    return (f'<p class="warn">{E(line[0].upper() + line[1:])}.<br><span class="busy">{E(machine_load.MARK)}</span>'
+            f" {E(machine_load.LEGEND.split(': ', 1)[1])}.</p>")
 
 
 def _share(v: float | None) -> str:
@@ -380,7 +439,7 @@ def family_section(res: Results, fam: grid.Family, notes: list[str]) -> str:
 
 def file_section(res: Results, notes: list[str]) -> str:
     start = len(notes)
-    out = (f"<section><h2>{E(grid.machine_title(res.machine))}</h2>"
+    out = (f"<section><h2>{E(res.path.name)}: {E(grid.machine_title(res.machine))}</h2>"
            f'<p class="src">{E(str(res.path))}</p>'
            + machine_section(res) + probe_section(res.machine) + tune_section(res.data.get("tune")))
     if not res.points:
@@ -393,9 +452,14 @@ def file_section(res: Results, notes: list[str]) -> str:
     return out + "</section>"
 
 
+def side_name(res: Results) -> str:
+    """A file as the page names it: its file name and host ("run_a.json on vm")."""
+    host = res.machine.get("hostname")
+    return f"{res.path.name} on {host}" if host else res.path.name
+
+
 def render_report(results: list[Results], notes: list[str]) -> str:
-    title = "iocpbench report: " + ", ".join(
-        str(r.machine.get("hostname") or r.path.stem) for r in results)
+    title = "iocpbench report: " + ", ".join(side_name(r) for r in results)
     opening = "".join(answer_section(r) + port_lists_section(r) + report_open_loop.latency_answer_section(r)
                       for r in results)
     body = "".join(file_section(r, notes) for r in results)

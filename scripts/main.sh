@@ -17,7 +17,7 @@ echo "== iocpbench probe: does this port behave like an IOCP? ($out/probe.json)"
 "$bin" info --json "$out/info.json" >/dev/null
 
 echo "== iocpbench sweep --quick ($out/results.json)"
-"$bin" sweep --quick --json "$out/results.json"
+"$bin" sweep --quick --force --json "$out/results.json"  # --force: the last main job's file
 
 echo "== charts ($out/charts/) and report ($out/report.html)"
 .venv/bin/iocpbench-charts "$out/results.json" -o "$out/charts"

@@ -54,11 +54,11 @@ scripts/setup-python.sh
 for workload in post file socket; do
   echo "== iocpbench.exe run --workload $workload (under Wine)"
   timeout 120 wine "$exe" run --workload "$workload" --file-size-mib 16 --concurrency 2 --pool 3 \
-    --duration 0.3 --warmup 0.1 --json "Z:$build/run-$workload-wine.json"
+    --duration 0.3 --warmup 0.1 --force --json "Z:$build/run-$workload-wine.json"
 done
 echo "== iocpbench.exe run --workload file --skip-port-share 0.5 (under Wine)"
 timeout 120 wine "$exe" run --workload file --file-size-mib 16 --skip-port-share 0.5 \
-  --concurrency 2 --pool 3 --duration 0.3 --warmup 0.1 --json "Z:$build/run-skip-wine.json"
+  --concurrency 2 --pool 3 --duration 0.3 --warmup 0.1 --force --json "Z:$build/run-skip-wine.json"
 .venv/bin/python - "$build" <<'PY'
 import sys
 from iocpbench_analysis.load import load_results

@@ -14,7 +14,11 @@ CommandBody add_info_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "info", "Print the machine and build metadata that results files carry (JSON on stdout).");
   auto json_path = std::make_shared<std::string>();
-  command->add_option("--json", *json_path, "also write it to this JSON file");
+  command->add_option("-o,--json", *json_path, "also write it to this JSON file")->type_name("FILE");
+  command->footer(
+      "Examples:\n"
+      "  iocpbench info                        the metadata as JSON on stdout\n"
+      "  iocpbench info -o machine.json");
   return [json_path]() {
     if (!json_path->empty()) {
       if (auto problem = results::output_path_problem(*json_path)) throw BadInput{"--json", *problem};

@@ -24,7 +24,11 @@ CommandBody add_probe_command(CLI::App& app) {
   };
   auto options = std::make_shared<Options>();
   add_port_flag(*command, options->port);
-  command->add_option("--json", options->json, "write the findings to this JSON file");
+  command->add_option("-o,--json", options->json, "write the findings to this JSON file")->type_name("FILE");
+  command->footer(
+      "Examples:\n"
+      "  iocpbench probe                       the default backend's semantics\n"
+      "  iocpbench probe --port condvar -o probe.json");
 
   return [options]() {
     const port::Backend backend = resolve_port_flag(options->port);

@@ -11,11 +11,13 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/help_format.hpp"
 #include "cli/port_flag.hpp"
 #include "cli/sweep_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "platform/platform.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/machine_load_warning.hpp"
 #include "cli/option_help.hpp"
 #include "metrics/usage.hpp"
 #include "platform/file_lock.hpp"
@@ -76,6 +78,7 @@ struct RunOptions {
   std::string rate, load, arrivals = core::to_string(core::kDefaultArrivals), max_in_flight = "0",
       seed = "1";
   bool no_metrics = false;
+  bool force = false;
   WorkloadFlags flags;
 };
 
@@ -86,34 +89,39 @@ void add_defaulted(CLI::App& command, const char* name, std::string& text, const
 }
 
 void add_run_options(CLI::App& command, RunOptions& o) {
-  add_defaulted(command, "--workload", o.workload, "post | file | socket", "TEXT");
+  add_defaulted(command, "-w,--workload", o.workload, "post | file | socket", "TEXT");
   add_port_flag(command, o.port);
-  add_defaulted(command, "--concurrency", o.concurrency,
+  add_defaulted(command, "-c,--concurrency", o.concurrency,
                 "the port's concurrency value: an integer, 0 (port default = logical CPUs), or "
                 "N-relative (N, 2N, 2N+2)",
                 "COUNT");
-  add_defaulted(command, "--pool", o.pool,
+  add_defaulted(command, "-p,--pool", o.pool,
                 "worker threads: an integer or N-relative (N, 2N, 2N+2), or 'auto' / "
                 "auto:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]]: Richter's self-sizing pool "
                 "(default auto:N:4N:75:90:100)",
                 "POOL");
-  add_defaulted(command, "--blocking", o.blocking,
+  add_defaulted(command, "-b,--blocking", o.blocking,
                 "blocking ratio b in [0, 1): the share of each handler's time spent blocked; it "
                 "computes for --work-us and blocks for b/(1-b) times its measured CPU time (about "
                 "work_us*b/(1-b)); b > 0 needs --work-us > 0",
                 "FLOAT");
   add_defaulted(command, "--blocking-kind", o.blocking_kind, "sleep | io (O_DIRECT reads)", "TEXT");
-  add_defaulted(command, "--work-us", o.work_us, "calibrated CPU work per completion, microseconds",
-                "FLOAT");
-  add_defaulted(command, "--duration", o.duration, "measured seconds per run", "FLOAT");
-  add_defaulted(command, "--warmup", o.warmup, "warm-up seconds before each run's window", "FLOAT");
-  add_defaulted(command, "--repetitions", o.repetitions, "runs of the point", "INT");
-  command.add_option("--json", o.json, "write the results file here");
+  add_defaulted(command, "--work-us", o.work_us,
+                "calibrated CPU work per completion: microseconds, or a duration (0.1ms)", "US");
+  add_defaulted(command, "-d,--duration", o.duration,
+                "measured time per run: seconds, or a duration (500ms, 2m)", "SECONDS");
+  add_defaulted(command, "--warmup", o.warmup,
+                "warm-up before each run's window: seconds, or a duration (150ms)", "SECONDS");
+  add_defaulted(command, "-r,--repetitions", o.repetitions, "runs of the point", "INT");
+  command.add_option("-o,--json", o.json,
+                     "write the results file here (one that holds points is refused without "
+                     "--force)")->type_name("FILE");
+  command.add_flag("--force", o.force, "let --json replace a results file that holds points");
   add_defaulted(command, "--dispatch", o.dispatch,
                 "shared (one port for the pool) or per-thread (each worker its own port with "
                 "concurrency 1, DiskSpd's model; --concurrency does not apply)",
                 "TEXT");
-  add_defaulted(command, "--working-set-kib", o.working_set_kib, kWorkingSetHelp, "INT");
+  add_defaulted(command, "--working-set-kib", o.working_set_kib, kWorkingSetHelp, "KIB");
   add_defaulted(command, "--rate", o.rate,
                 "open loop: offered completions per second, each request started at its intended "
                 "time and its latency measured from it (default: the closed loop)",
@@ -128,6 +136,12 @@ void add_run_options(CLI::App& command, RunOptions& o) {
   command.add_flag("--no-metrics", o.no_metrics,
                    "no per-completion clock reads or latency histograms (to measure their cost)");
   add_workload_flags(command, o.flags);
+  group_options(command, kGroupCommon,
+                {"--workload", "--port", "--concurrency", "--pool", "--blocking", "--duration",
+                 "--repetitions", "--json", "--force"});
+  group_options(command, kGroupAdvanced,
+                {"--blocking-kind", "--work-us", "--warmup", "--dispatch", "--working-set-kib",
+                 "--rate", "--load", "--arrivals", "--max-in-flight", "--seed", "--no-metrics"});
 }
 
 // The point the options name, checked (BadInput naming the flag otherwise).
@@ -145,10 +159,10 @@ engine::PointSpec point_from_options(const RunOptions& o) {
   spec.pool_value = spec.pool.resolve(n);
   spec.blocking_ratio = parse_number_flag(o.blocking, "--blocking");
   spec.blocking_kind = sweep::parse_blocking_kind_flag(o.blocking_kind, "--blocking-kind");
-  spec.work_us = parse_number_flag(o.work_us, "--work-us");
+  spec.work_us = parse_duration_flag(o.work_us, "--work-us", 1e-6);
   spec.working_set_kib = parse_working_set_flag(o.working_set_kib);
-  spec.duration_s = parse_number_flag(o.duration, "--duration");
-  spec.warmup_s = parse_number_flag(o.warmup, "--warmup");
+  spec.duration_s = parse_duration_flag(o.duration, "--duration", 1);
+  spec.warmup_s = parse_duration_flag(o.warmup, "--warmup", 1);
   const auto dispatch = parse_dispatch(o.dispatch);
   if (!dispatch) throw BadInput{"--dispatch", "'" + o.dispatch + "' is not shared or per-thread"};
   spec.dispatch = *dispatch;
@@ -243,6 +257,13 @@ int run_command(const RunOptions& o) {
   engine::validate_point(spec);
   // Held until the command returns: no other writer meanwhile.
   const platform::FileLock json_lock = o.json.empty() ? platform::FileLock() : lock_output_file(o.json, "--json");
+  // Under the lock: a file another process is writing is refused as such, and what is read here
+  // stays as read.
+  if (!o.json.empty() && !o.force) {
+    refuse_replacing_results(o.json, "--json", "--force replaces it, or choose another file");
+  }
+  // After every refusal: bad input stays one line.
+  warn_inapplicable_flags(o.flags, {spec.workload});
 
   const std::atomic<bool>& stop_requested = install_interrupt_handlers();
   const std::string started = core::utc_timestamp();
@@ -255,6 +276,7 @@ int run_command(const RunOptions& o) {
   // Where the OS cannot count switches (Wine), say so rather than print a 0.
   const bool switches_counted = !metrics::context_switches_unavailable().has_value();
   for (const auto& r : runs) print_run(spec, r, switches_counted);
+  if (const auto busy = busy_machine_warning({point})) std::cerr << "iocpbench: warning: " << *busy << '\n';
   if (!o.json.empty()) write_run_results(o.json, spec, std::move(point), reps, started, interrupted);
   if (interrupted) return kExitInterrupted;
   for (const auto& r : runs) {
@@ -273,6 +295,16 @@ CommandBody add_run_command(CLI::App& app) {
       "switches.");
   auto options = std::make_shared<RunOptions>();
   add_run_options(*command, *options);
+  command->footer(
+      "Durations take units (us, ms, s, m, h; a plain number is the flag's own unit), sizes take "
+      "k, MiB, GiB (powers of 1024).\n"
+      "\n"
+      "Examples:\n"
+      "  iocpbench run                                 post, C=N, S=2N, b=0, 0.7 s\n"
+      "  iocpbench run -w post -c N -p 2N -b 0.5 -d 2s -r 5\n"
+      "  iocpbench run -w file --block-size 4k --op read -o file.json\n"
+      "  iocpbench run -w socket --connections 32 --message-size 1k\n"
+      "  iocpbench run --rate 20000 -d 2s              open loop, Poisson arrivals");
   return [options]() { return run_command(*options); };
 }
 

@@ -8,7 +8,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/help_format.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/machine_load_warning.hpp"
 #include "cli/sweep_flags.hpp"
 #include "platform/file_lock.hpp"
 #include "platform/machine_info.hpp"
@@ -32,7 +34,7 @@ void print_summary(const results::ResultsDocument& doc, const std::string& path)
 struct SweepOptions {
   SweepFlags flags;
   std::string resume;
-  bool quick = false, quiet = false, no_probe = false;
+  bool quick = false, quiet = false, no_probe = false, force = false;
 };
 
 // What --resume finishes: the file, its grid, and where the results go, with the files locked.
@@ -111,8 +113,19 @@ int sweep_command(const SweepOptions& o) {
   // Held until the command returns: no other process writes the results file meanwhile (nor
   // the file being resumed, when the results go elsewhere).
   platform::FileLock json_lock, resume_lock;
+  // Under the results file's lock (a file another process writes is refused as such): one that
+  // holds points is replaced only with --force, or finished with --resume.
+  const bool in_place = resuming && std::filesystem::path(json_path) == std::filesystem::path(o.resume);
+  const auto refuse_replacing = [&] {
+    if (o.force || in_place) return;
+    refuse_replacing_results(json_path, "--json",
+                             resuming ? "--force replaces it, or choose another file"
+                                      : "--resume " + json_path + " finishes it, --force replaces it, "
+                                        "or choose another file");
+  };
   if (resuming) {
     json_lock = lock_output_file(json_path, o.flags.json.empty() ? "--resume" : "--json");
+    refuse_replacing();
     Resumed resumed = read_resumed(o, json_path, resume_lock);
     existing = std::move(resumed.existing);
     grid = std::move(resumed.grid);
@@ -121,14 +134,19 @@ int sweep_command(const SweepOptions& o) {
     if (json_path.empty()) throw BadInput{"--json", "required (where the results go)"};
     grid = grid_from_flags(o.flags, o.quick);
     json_lock = lock_output_file(json_path, "--json");
+    refuse_replacing();
   }
   sweep::validate_grid(grid);
+  warn_inapplicable_flags(o.flags.workload_flags, grid.workloads);
   if (!resume_note.empty()) std::cerr << resume_note << '\n';
 
   const auto& stop = install_interrupt_handlers();
   sweep::SweepJob job{grid, json_path, existing, o.quiet, !o.no_probe};
   const sweep::SweepOutcome outcome = sweep::run_sweep(job, stop);
   print_summary(outcome.document, json_path);
+  if (const auto busy = busy_machine_warning(outcome.document.points)) {
+    std::cerr << "iocpbench: warning: " << *busy << '\n';
+  }
   if (outcome.interrupted) return kExitInterrupted;
   return outcome.failed_runs > 0 ? kExitRunFailed : kExitOk;
 }
@@ -145,14 +163,30 @@ CommandBody add_sweep_command(CLI::App& app) {
       "it.");
   auto options = std::make_shared<SweepOptions>();
   add_sweep_flags(*command, options->flags, /*for_tune=*/false);
-  command->add_flag("--quick", options->quick, "a small grid of short runs: under a minute on 2 CPUs");
+  command->add_flag("--quick", options->quick, "a small grid of short runs: under a minute on 2 CPUs")
+      ->group(kGroupCommon);
   command->add_option("--resume", options->resume,
                       "finish an interrupted sweep: runs only what FILE lacks; refuses a file "
                       "from another machine or grid")
-      ->type_name("FILE");
-  command->add_flag("--quiet", options->quiet, "no progress display (warnings still print)");
+      ->type_name("FILE")
+      ->group(kGroupCommon);
+  command->add_flag("--force", options->force, "let --json replace a results file that holds points")
+      ->group(kGroupCommon);
+  command->add_flag("-q,--quiet", options->quiet, "no progress display (warnings still print)")
+      ->group(kGroupAdvanced);
   command->add_flag("--no-probe", options->no_probe,
-                    "skip the semantic probe recorded in the machine block");
+                    "skip the semantic probe recorded in the machine block")
+      ->group(kGroupAdvanced);
+  command->footer(
+      "Durations take units (us, ms, s, m, h; a plain number is the flag's own unit), sizes take "
+      "k, MiB, GiB (powers of 1024).\n"
+      "\n"
+      "Examples:\n"
+      "  iocpbench sweep --quick -o quick.json         a small grid, about a minute\n"
+      "  iocpbench sweep -w post -b 0,0.5 -p N,2N -o post.json\n"
+      "  iocpbench sweep -w file --block-size 64k -d 1s -r 3 -o file.json\n"
+      "  iocpbench sweep --resume post.json            finish an interrupted sweep\n"
+      "  iocpbench sweep --target-ci 2 -o ci.json      repeat until each CI is under 2%");
   return [options]() { return sweep_command(*options); };
 }
 

@@ -2,14 +2,17 @@
 // blocking ratio? The flags and their checks; the search is tune/search (docs/tuning.md), the
 // report cli/tune_report, the results file tune/tune_json.
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/help_format.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_help.hpp"
 #include "cli/sweep_flags.hpp"
@@ -31,25 +34,29 @@ struct TuneOptions {
   SweepFlags flags;
   std::string threshold, screen_repetitions, finalists, max_repetitions;
   std::string slo, rate, load;  // the latency tuner
-  bool quiet = false, refine = false, max_rate = false;
+  bool quiet = false, refine = false, max_rate = false, force = false;
 };
 
 void add_tune_options(CLI::App& command, TuneOptions& o) {
   add_sweep_flags(command, o.flags, /*for_tune=*/true);
   // The shared flags' help names the sweep's defaults; say the tuner's.
   command.get_option("--repetitions")
-      ->description("final-phase rounds: runs of each finalist, interleaved, before the noise check that may add "
-                    "more up to --max-repetitions")
+      ->description("final-phase rounds of a stage, at least: runs of each finalist, interleaved; the first half "
+                    "chooses the best and measures the noise, the rest are judged, and more are added when the "
+                    "noise or an undecided answer asks, up to --max-repetitions")
       ->default_str(std::to_string(tune::kDefaultFinalRounds));
   command.get_option("--duration")->default_str(number_text(tune::kDefaultDurationS));
   command.get_option("--warmup")->default_str(number_text(tune::kDefaultWarmupS));
   add_text_option(command, "--max-repetitions", o.max_repetitions,
-                  "most final-phase rounds when the first --repetitions are noisy or the answer is undecided: "
-                  "the final runs as many as it takes to show a setting twice the threshold worse, then more "
-                  "while its answer is only 'not shown worse' (at least --repetitions)",
+                  "most final-phase rounds of a stage: the judgement looks after its first judged rounds, then "
+                  "after twice as many each time, until the answer is decided; at this cap a still undecided "
+                  "setting is decided by its estimate, and the output says CAPPED (at least --repetitions)",
                   "INT", std::to_string(tune::kDefaultMaxFinalRounds));
   add_text_option(command, "--threshold", o.threshold,
-                  "percent of the best throughput a setting may lose and still count as indistinguishable",
+                  "percent of the best throughput a setting may lose and still count as within; a setting up to " +
+                      number_text(tune::kDefaultZonePct) +
+                      " points further below is in the indifference zone, where either answer is right and the "
+                      "rule takes the smaller setting",
                   "FLOAT", number_text(tune::kDefaultThresholdPct));
   add_text_option(command, "--screen-repetitions", o.screen_repetitions,
                   "screening rounds: runs of each setting before the final", "INT",
@@ -62,6 +69,7 @@ void add_tune_options(CLI::App& command, TuneOptions& o) {
                    "let them be the answer: a finer answer, but one that can move between reruns, because "
                    "neighbouring settings near the best are a few percent apart (docs/tuning.md)");
   command.add_flag("--quiet", o.quiet, "no progress display");
+  command.add_flag("--force", o.force, "let --json replace a results file that holds points");
   add_text_option(command, "--slo", o.slo,
                   "tune for a latency target instead of throughput: PERCENTILE<=LIMIT with a unit, e.g. p99<=5ms "
                   "(p50, p90, p99, p99.9; ns, us, ms, s), under open-loop arrivals at --rate or --load, or with "
@@ -74,6 +82,21 @@ void add_tune_options(CLI::App& command, TuneOptions& o) {
   command.add_flag("--max-rate", o.max_rate,
                    "with --slo: per setting, the highest rate whose percentile is shown under the limit "
                    "(bisection up to its closed-loop capacity); recommends the setting that carries the most");
+  // The tuner's own flags in two groups of their own (help_format.hpp prints them after Common).
+  for (const char* name : {"--threshold", "--screen-repetitions", "--finalists", "--max-repetitions", "--refine"}) {
+    command.get_option(name)->group("The search");
+  }
+  for (const char* name : {"--slo", "--rate", "--load", "--max-rate"}) command.get_option(name)->group("Latency target");
+  command.get_option("--force")->group(kGroupCommon);
+  command.get_option("--quiet")->group(kGroupAdvanced);
+  command.footer(
+      "Durations take units (us, ms, s, m, h; a plain number is the flag's own unit).\n"
+      "\n"
+      "Examples:\n"
+      "  iocpbench tune -w file -b 0.5             file reads, half of each blocked\n"
+      "  iocpbench tune -w post -b 0.25 --work-us 50 -o tune.json\n"
+      "  iocpbench tune -w socket -b 0 --slo 'p99<=2ms' --load 0.7\n"
+      "  iocpbench tune -w post -b 0.5 --slo 'p99<=5ms' --max-rate");
 }
 
 // What the tuner runs, from the options and checked (BadInput naming the flag otherwise).
@@ -159,15 +182,49 @@ class ProgressRunner final : public tune::Runner {
     engine::RunResult result = engine::run_point(spec, &stop_, repetition);
     if (result.interrupted || stop_.load()) return std::nullopt;
     progress_->finished_one();
+    note_machine_load(result, label);
     return result;
   }
   void note(const std::string& line) override { std::cout << line << "\n"; }
 
+  // One line naming the settings measured on a busy machine (engine/machine_load.hpp), or
+  // nothing: their runs may be low, and a comparison of settings with them is suspect.
+  std::optional<std::string> busy_warning() const {
+    if (busy_runs_ == 0) return std::nullopt;
+    std::string names;
+    for (const auto& name : busy_settings_) names += (names.empty() ? "" : ", ") + name;
+    return "the machine was busy during " + std::to_string(busy_runs_) + " of " + std::to_string(runs_) +
+           " runs (" + busiest_reason_ + "); numbers may be low; settings with a busy run: " + names;
+  }
+
  private:
+  void note_machine_load(const engine::RunResult& result, const std::string& label) {
+    ++runs_;
+    if (!result.machine_load.busy) return;
+    ++busy_runs_;
+    if (busiest_reason_.empty() && !result.machine_load.reasons.empty()) busiest_reason_ = result.machine_load.reasons.front();
+    const std::string setting = label.substr(0, label.find(' '));  // "ID phase round"
+    if (std::find(busy_settings_.begin(), busy_settings_.end(), setting) == busy_settings_.end()) {
+      busy_settings_.push_back(setting);
+    }
+  }
+
+  std::size_t runs_ = 0, busy_runs_ = 0;
+  std::string busiest_reason_;
+  std::vector<std::string> busy_settings_;
   bool quiet_;
   const std::atomic<bool>& stop_;
   std::optional<sweep::Progress> progress_;
 };
+
+// --json's file, locked until the command returns (no other writer meanwhile); one that holds
+// results points is refused, before any run, unless --force.
+platform::FileLock lock_json(const TuneOptions& o) {
+  if (o.flags.json.empty()) return platform::FileLock();
+  platform::FileLock lock = lock_output_file(o.flags.json, "--json");
+  if (!o.force) refuse_replacing_results(o.flags.json, "--json", "--force replaces it, or choose another file");
+  return lock;
+}
 
 int slo_command(const TuneOptions& o, tune::SloSettings slo) {
   TuneOptions base = o;
@@ -190,10 +247,11 @@ int slo_command(const TuneOptions& o, tune::SloSettings slo) {
   probe.open_loop = slo.open_loop;
   if (slo.max_rate) probe.open_loop.rate_ops_per_s = 1000;
   engine::validate_point(probe);
-  const platform::FileLock json_lock = o.flags.json.empty() ? platform::FileLock() : lock_output_file(o.flags.json, "--json");
+  const platform::FileLock json_lock = lock_json(o);
   ProgressRunner runner(o.quiet);
   const tune::SloOutcome outcome = tune::slo_search(slo, runner);
   print_slo_report(std::cout, outcome);
+  if (const auto busy = runner.busy_warning()) std::cerr << "iocpbench: warning: " << *busy << '\n';
   if (!o.flags.json.empty()) {
     results::write_file(o.flags.json, tune::slo_document(outcome));
     std::cout << "  evidence: " << o.flags.json << "\n";
@@ -205,10 +263,10 @@ int slo_command(const TuneOptions& o, tune::SloSettings slo) {
 int tune_command(const TuneOptions& o) {
   if (auto slo = slo_settings_from(o)) return slo_command(o, std::move(*slo));
   const tune::Settings s = settings_from(o);
-  // Held until the command returns: no other writer meanwhile.
-  const platform::FileLock json_lock = o.flags.json.empty() ? platform::FileLock() : lock_output_file(o.flags.json, "--json");
+  const platform::FileLock json_lock = lock_json(o);
   ProgressRunner runner(o.quiet);
   const tune::TuneOutcome outcome = tune::search(s, runner);
+  if (const auto busy = runner.busy_warning()) std::cerr << "iocpbench: warning: " << *busy << '\n';
   if (!outcome.decided()) {
     std::cerr << "iocpbench: tune "
               << (outcome.interrupted ? "interrupted before the final phase" : "found no setting it may recommend")
@@ -232,9 +290,10 @@ CommandBody add_tune_command(CLI::App& app) {
       "screening of concurrency 1, N, 2N x pool N, 2N, 2N+2, 4N (with --refine, also of the "
       "neighbours of its best), then a final phase that re-measures the best and the smallest "
       "plausible settings together in interleaved rounds, more of them while the answer is "
-      "undecided. The recommendation is the smallest pool, then the smallest concurrency, not "
-      "shown worse than 1 - threshold of the best: the 90% CI of its throughput ratio to the best "
-      "reaches 1 - threshold (docs/tuning.md). With --slo p99<=X and --rate, --load or --max-rate it "
+      "undecided. The recommendation is the first setting, smallest pool then smallest concurrency, "
+      "shown within the threshold of the best: its ratio to the best, from runs paired by round, is "
+      "judged against an indifference zone (0.93..0.95 at the default 5%) at group-sequential looks; "
+      "inside the zone it takes the smaller setting and says AT THE THRESHOLD (docs/tuning.md). With --slo p99<=X and --rate, --load or --max-rate it "
       "tunes for a latency target under open-loop arrivals instead (exit 3 when no setting was shown to meet it).");
   auto options = std::make_shared<TuneOptions>();
   add_tune_options(*command, *options);

@@ -12,7 +12,8 @@ void add_port_flag(CLI::App& command, std::string& name) {
                   "kernel's IOCP, Windows only), condvar, asio; ablations: the emulated port "
                   "without one IOCP property: emulated-fifo-wakeup, emulated-no-cap, "
                   "emulated-no-block-release")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("TEXT");
 }
 
 port::Backend resolve_port_flag(const std::string& name) {

@@ -2,10 +2,13 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include "cli/commands.hpp"
+#include "cli/help_format.hpp"
 #include "cli/option_help.hpp"
+#include "core/units.hpp"
 #include "results/json_file.hpp"
 #include "engine/working_set.hpp"
 #include "sweep/completion_path_compat.hpp"
@@ -13,11 +16,11 @@
 namespace iocpbench::cli {
 
 std::uint32_t parse_working_set_flag(const std::string& text) {
-  const unsigned kib = parse_count_flag(text, "--working-set-kib", 0);
+  const std::uint64_t kib = parse_size_flag(text, "--working-set-kib", 1024);
   if (kib > engine::kMaxWorkingSetKib) {
     throw BadInput{"--working-set-kib", "more than 1048576 KiB (1 GiB) per worker thread"};
   }
-  return kib;
+  return static_cast<std::uint32_t>(kib);
 }
 
 platform::FileLock lock_output_file(const std::string& path, const char* flag) {
@@ -26,6 +29,23 @@ platform::FileLock lock_output_file(const std::string& path, const char* flag) {
   platform::FileLock held = platform::lock_results_file(path, busy);
   if (!held.held()) throw BadInput{flag, busy};
   return held;
+}
+
+void refuse_replacing_results(const std::string& path, const char* flag, const std::string& remedy) {
+  std::error_code ec;
+  const std::filesystem::path target(path);
+  // Not there, or empty (a file the user made for the results): nothing to lose.
+  if (!std::filesystem::is_regular_file(target, ec) || std::filesystem::file_size(target, ec) == 0 || ec) return;
+  std::ifstream in(target, std::ios::binary);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const bool results_file = j.is_object() && j.contains("points") && j["points"].is_array();
+  if (!results_file) {
+    throw BadInput{flag, "'" + path + "' exists and is not an iocpbench results file; " + remedy};
+  }
+  const std::size_t points = j["points"].size();
+  if (points == 0) return;
+  throw BadInput{flag, "'" + path + "' already holds " + std::to_string(points) +
+                           (points == 1 ? " results point" : " results points") + "; " + remedy};
 }
 
 bool SweepFlags::any_grid_flag_given() const {
@@ -58,9 +78,9 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
   const auto spec_text = [](const auto& spec) { return spec.text; };
   const auto name = [](auto kind) { return std::string(to_string(kind)); };
   if (for_tune) {
-    add("--workload", f.workload, "post | file | socket (required)", "TEXT", "");
+    add("-w,--workload", f.workload, "post | file | socket (required)", "TEXT", "");
   } else {
-    add("--workload", f.workload, "workloads, comma-separated: post,file,socket", "TEXT,...",
+    add("-w,--workload", f.workload, "workloads, comma-separated: post,file,socket", "TEXT,...",
         list_text(grid.workloads, name));
   }
   add("--port", f.port, for_tune ? "port backend: emulated, win32, condvar, asio, emulated-fifo-wakeup, emulated-no-cap, emulated-no-block-release" : "port backends, comma-separated: emulated, win32, condvar, asio, emulated-fifo-wakeup, emulated-no-cap, emulated-no-block-release",
@@ -70,30 +90,33 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
                : "dispatch models, comma-separated: shared (one port), per-thread (each worker its own port, concurrency 1)",
       for_tune ? "TEXT" : "TEXT,...", list_text(grid.dispatch, name));
   if (!for_tune) {
-    add("--concurrency", f.concurrency, "concurrency values (0 = port default)", "COUNT,...",
+    add("-c,--concurrency", f.concurrency, "concurrency values (0 = port default)", "COUNT,...",
         list_text(grid.concurrency, spec_text));
-    add("--pool", f.pool,
+    add("-p,--pool", f.pool,
         "pool sizes; 'auto' or auto:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]] is Richter's self-sizing pool "
         "(default auto:N:4N:75:90:100)",
         "POOL,...", list_text(grid.pool, spec_text));
   }
   if (for_tune) {
-    add("--blocking", f.blocking, "the blocking ratio b in [0,1) (required)", "FLOAT", "");
+    add("-b,--blocking", f.blocking, "the blocking ratio b in [0,1) (required)", "FLOAT", "");
   } else {
-    add("--blocking", f.blocking, "blocking ratios in [0,1)", "FLOAT,...", list_text(grid.blocking, number_text));
+    add("-b,--blocking", f.blocking, "blocking ratios in [0,1)", "FLOAT,...", list_text(grid.blocking, number_text));
   }
   add("--blocking-kind", f.blocking_kind, "sleep (timer) or io (synchronous direct reads)", "TEXT",
       to_string(grid.blocking_kind));
-  add("--work-us", f.work_us, "CPU work per completion, microseconds", "FLOAT", number_text(grid.work_us));
-  add("--working-set-kib", f.working_set_kib, kWorkingSetHelp, "INT", std::to_string(grid.working_set_kib));
-  add("--duration", f.duration, "measured seconds per run", "FLOAT", number_text(grid.duration_s));
-  add("--warmup", f.warmup, "warm-up seconds per run", "FLOAT", number_text(grid.warmup_s));
-  add("--repetitions", f.repetitions, "runs per point", "INT", std::to_string(grid.repetitions));
+  add("--work-us", f.work_us, "CPU work per completion: microseconds, or a duration (0.1ms)", "US",
+      number_text(grid.work_us));
+  add("--working-set-kib", f.working_set_kib, kWorkingSetHelp, "KIB", std::to_string(grid.working_set_kib));
+  add("-d,--duration", f.duration, "measured time per run: seconds, or a duration (500ms, 2m)", "SECONDS",
+      number_text(grid.duration_s));
+  add("--warmup", f.warmup, "warm-up per run: seconds, or a duration (150ms)", "SECONDS",
+      number_text(grid.warmup_s));
+  add("-r,--repetitions", f.repetitions, "runs per point", "INT", std::to_string(grid.repetitions));
   add("--seed", f.seed, "seed of the run order", "INT", std::to_string(grid.seed));
   if (!for_tune) {
     add("--target-ci", f.target_ci,
         "add repetitions until each point's throughput 95% CI half-width is under PCT percent (default: off)",
-        "FLOAT", "");
+        "PCT", "");
     add("--max-repetitions", f.max_repetitions, "cap for --target-ci", "INT", std::to_string(grid.max_repetitions));
     add("--load", f.load,
         "open-loop offered loads, fractions of each point's capacity in (0, 1] (each run first "
@@ -106,8 +129,15 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
     add("--max-in-flight", f.max_in_flight, kMaxInFlightHelp, "INT", "0");
     add("--grid", f.grid_file, "a JSON file with the grid (keys as in a results file's sweep block)", "FILE", "");
   }
-  command.add_option("--json", f.json, "results file (written atomically after every run)");
+  command.add_option("-o,--json", f.json, "results file (written atomically after every run)")->type_name("FILE");
   add_workload_flags(command, f.workload_flags);
+  group_options(command, kGroupCommon,
+                {"--workload", "--port", "--concurrency", "--pool", "--blocking", "--duration",
+                 "--repetitions", "--json"});
+  group_options(command, kGroupAdvanced,
+                {"--dispatch", "--blocking-kind", "--work-us", "--working-set-kib", "--warmup",
+                 "--seed", "--target-ci", "--max-repetitions", "--load", "--rate", "--arrivals",
+                 "--max-in-flight", "--grid"});
 }
 
 double parse_number_flag(const std::string& text, const std::string& flag) {
@@ -127,6 +157,22 @@ unsigned parse_count_flag(const std::string& text, const std::string& flag, unsi
   }
   if (value < minimum) throw BadInput{flag, "must be at least " + std::to_string(minimum)};
   return static_cast<unsigned>(value);
+}
+
+double parse_duration_flag(const std::string& text, const std::string& flag, double base_s) {
+  if (text.find(',') != std::string::npos) throw BadInput{flag, "takes one value, not a list"};
+  std::string reason;
+  const auto value = core::parse_duration(text, base_s, &reason);
+  if (!value) throw BadInput{flag, reason};
+  return *value;
+}
+
+std::uint64_t parse_size_flag(const std::string& text, const std::string& flag, std::uint64_t base_bytes) {
+  if (text.find(',') != std::string::npos) throw BadInput{flag, "takes one value, not a list"};
+  std::string reason;
+  const auto value = core::parse_size(text, base_bytes, &reason);
+  if (!value) throw BadInput{flag, reason};
+  return *value;
 }
 
 core::ArrivalProcess parse_arrivals_flag(const std::string& text) {
@@ -155,10 +201,10 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   if (!f.pool.empty()) grid.pool = sweep::parse_pool_list(f.pool, "--pool");
   if (!f.blocking.empty()) grid.blocking = sweep::parse_ratio_list(f.blocking, "--blocking");
   if (!f.blocking_kind.empty()) grid.blocking_kind = sweep::parse_blocking_kind_flag(f.blocking_kind, "--blocking-kind");
-  if (!f.work_us.empty()) grid.work_us = parse_number_flag(f.work_us, "--work-us");
+  if (!f.work_us.empty()) grid.work_us = parse_duration_flag(f.work_us, "--work-us", 1e-6);
   if (!f.working_set_kib.empty()) grid.working_set_kib = parse_working_set_flag(f.working_set_kib);
-  if (!f.duration.empty()) grid.duration_s = parse_number_flag(f.duration, "--duration");
-  if (!f.warmup.empty()) grid.warmup_s = parse_number_flag(f.warmup, "--warmup");
+  if (!f.duration.empty()) grid.duration_s = parse_duration_flag(f.duration, "--duration", 1);
+  if (!f.warmup.empty()) grid.warmup_s = parse_duration_flag(f.warmup, "--warmup", 1);
   if (!f.repetitions.empty()) grid.repetitions = parse_count_flag(f.repetitions, "--repetitions", 1);
   if (!f.seed.empty()) grid.seed = parse_count_flag(f.seed, "--seed", 0);
   if (!f.target_ci.empty()) {

@@ -34,6 +34,11 @@ sweep::Grid grid_from_flags(const SweepFlags& flags, bool quick, bool record_pat
 // Numbers from flags, with the flag named on failure.
 double parse_number_flag(const std::string& text, const std::string& flag);
 unsigned parse_count_flag(const std::string& text, const std::string& flag, unsigned minimum);
+// A duration (`0.3s`, `500ms`, `2m`, or a plain number of the flag's own unit) in units of
+// `base_s` seconds; a size (`4k`, `64MiB`, or a plain number of the flag's unit) in units of
+// `base_bytes` (core/units.hpp). BadInput naming the flag otherwise.
+double parse_duration_flag(const std::string& text, const std::string& flag, double base_s);
+std::uint64_t parse_size_flag(const std::string& text, const std::string& flag, std::uint64_t base_bytes);
 
 // --arrivals and --max-in-flight (run, sweep): the open loop's process and in-flight bound.
 inline constexpr const char* kArrivalsHelp =
@@ -46,13 +51,19 @@ core::ArrivalProcess parse_arrivals_flag(const std::string& text);
 
 // --working-set-kib (run, sweep, tune): KiB per worker thread, 0 to 1 GiB.
 inline constexpr const char* kWorkingSetHelp =
-    "KiB of each worker thread's own buffer, one write per 64-byte line on every packet (so a "
-    "port's wake-up order shows in the caches; 0: none)";
+    "KiB (or a size: 64k, 2MiB) of each worker thread's own buffer, one write per 64-byte line "
+    "on every packet (so a port's wake-up order shows in the caches; 0: none)";
 std::uint32_t parse_working_set_flag(const std::string& text);
 
 // The results file a command writes (--json, or --resume's file), locked until the lock is
 // dropped: BadInput naming `flag` when the path cannot be written or another iocpbench process
 // writes it.
 platform::FileLock lock_output_file(const std::string& path, const char* flag);
+
+// Refuses (BadInput naming `flag`) to replace `path` when it already holds results points, or
+// is something other than a results file: a measured sweep is hours of work, and `--json F`
+// with a stale F in it is an easy slip. Nothing is created or truncated here. `remedy` ends the
+// line: how to replace it anyway (--force) or keep it (--resume).
+void refuse_replacing_results(const std::string& path, const char* flag, const std::string& remedy);
 
 }  // namespace iocpbench::cli

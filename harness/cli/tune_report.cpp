@@ -1,6 +1,5 @@
 #include "cli/tune_report.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -19,16 +18,16 @@ std::string setting_text(const tune::Candidate& c) {
 std::string describe(const tune::Candidate& c, const tune::RatioCi& ratio) {
   const stats::Summary s = stats::summarize(c.throughput_by_round);
   char text[240];
-  std::snprintf(text, sizeof(text), "%s: median %.0f ops/s, %.3fx the best [90%% CI %.3f..%.3f], %.2f cs/kop",
-                setting_text(c).c_str(), s.median, ratio.estimate, ratio.low, ratio.high,
-                c.context_switches_per_kop);
+  std::snprintf(text, sizeof(text),
+                "%s: median %.0f ops/s, %.2f context switches per 1,000 completions, %.3fx the best [CI %.3f..%.3f]",
+                setting_text(c).c_str(), s.median, c.context_switches_per_kop, ratio.estimate, ratio.low, ratio.high);
   return text;
 }
 
 const char* shown_line(tune::Shown shown) {
   switch (shown) {
     case tune::Shown::kWithin:
-      return "shown within the threshold of the best";
+      return "shown within the threshold of the best: its ratio is shown above the indifference zone's lower edge";
     case tune::Shown::kBest:
       return "the best measured; every smaller finalist was shown worse";
     case tune::Shown::kNoEvidence:
@@ -37,9 +36,12 @@ const char* shown_line(tune::Shown shown) {
     case tune::Shown::kNotShownWorse:
       break;
   }
-  return "NOT SHOWN WORSE than the threshold, but not shown within it either: the final could not tell it from "
-         "the best";
+  return "UNDECIDED at the last look (its CI still covers the whole indifference zone); taken because its "
+         "estimate is at least the zone's middle";
 }
+
+double zone_upper(const tune::TuneOutcome& t) { return 1 - t.settings.threshold_pct / 100; }
+double zone_lower(const tune::TuneOutcome& t) { return 1 - (t.settings.threshold_pct + t.settings.zone_pct) / 100; }
 
 void print_decision(std::ostream& out, const tune::TuneOutcome& t) {
   const sweep::Grid& grid = t.settings.grid;
@@ -57,26 +59,38 @@ void print_decision(std::ostream& out, const tune::TuneOutcome& t) {
   out << "  best measured: " << describe(t.finalists()[choice.best], choice.ratio_to_best[choice.best]) << "\n";
   char spread_text[32];
   std::snprintf(spread_text, sizeof(spread_text), "%.3f", t.final_stages.paired_sd);
-  out << "  final (= shown within: the ratio's 90% CI is above " << 1 - t.settings.threshold_pct / 100
-      << "; ~ not shown worse: its upper end reaches it; ? no CI, too few rounds; paired log-ratio spread "
-      << spread_text << ", " << t.rounds() << " rounds"
-      << (t.final_stages.rounds_to_decide > 0
-              ? " (" + std::to_string(t.final_stages.rounds_to_decide) + " of them to decide a 'not shown worse')"
-              : "")
-      << (t.final_stages.rounds_capped ? ", CAPPED by --max-repetitions" : "") << "):\n";
+  const tune::FinalStages& f = t.final_stages;
+  char zone_text[160];
+  std::snprintf(zone_text, sizeof(zone_text), "indifference zone %.3f..%.3f, each look's CI %.2f%% one-sided",
+                zone_lower(t), zone_upper(t), f.look_alpha * 100);
+  out << "  final (" << zone_text << "; = within: the ratio's CI is above " << zone_lower(t)
+      << "; @ inside the zone: either answer is right, the rule takes the smaller; ~ undecided; ? no CI; the best "
+      << "chosen on " << f.selection_rounds << " selection rounds, the ratios on " << t.rounds()
+      << " judged rounds, look " << f.looks << " of " << f.looks_planned << "; paired log-ratio spread "
+      << spread_text << (f.rounds_capped ? "; CAPPED by --max-repetitions" : "") << "):\n";
 }
 
-bool contains(const std::vector<std::size_t>& list, std::size_t f) {
-  return std::find(list.begin(), list.end(), f) != list.end();
+// Two settings straddle the threshold: say so, with both ratios and which one the rule takes.
+void print_at_threshold(std::ostream& out, const tune::TuneOutcome& t) {
+  const tune::Choice& choice = t.choice();
+  if (!choice.at_threshold) return;
+  const tune::AtThreshold& a = *choice.at_threshold;
+  out << "  AT THE THRESHOLD: the truth may sit at it, so two settings straddle it:\n"
+      << "    " << describe(t.finalists()[a.smaller], choice.ratio_to_best[a.smaller]) << "\n"
+      << "    " << describe(t.finalists()[a.larger], choice.ratio_to_best[a.larger]) << "\n"
+      << "    the rule takes " << (a.picked_smaller ? "the smaller" : "the larger") << ": "
+      << tune::at_threshold_reason(choice, a, t.settings.threshold_pct, t.settings.zone_pct) << "\n";
 }
 
 void print_finalists(std::ostream& out, const tune::TuneOutcome& t) {
   const tune::Choice& choice = t.choice();
   for (std::size_t f = 0; f < t.finalists().size(); ++f) {
-    const char* mark = contains(choice.indistinguishable, f) ? "= "
-                       : contains(choice.not_shown_worse, f) ? "~ "
-                       : contains(choice.no_evidence, f)     ? "? "
-                                                             : "  ";
+    const tune::Verdict v = choice.verdicts[f];
+    const char* mark = v == tune::Verdict::kBest || v == tune::Verdict::kWithin ? "= "
+                       : v == tune::Verdict::kAtThreshold                       ? "@ "
+                       : v == tune::Verdict::kUndecided                         ? "~ "
+                       : v == tune::Verdict::kNoEvidence                        ? "? "
+                                                                                 : "  ";
     const tune::Candidate& c = t.finalists()[f];
     out << "    " << mark << describe(c, choice.ratio_to_best[f]) << (c.excluded ? " EXCLUDED: " + *c.excluded : "")
         << "\n";
@@ -99,7 +113,7 @@ void print_rules_of_thumb(std::ostream& out, const tune::TuneOutcome& t) {
   for (const tune::RuleOfThumb& rule : tune::rules_of_thumb(t)) {
     char line[240];
     if (rule.final) {
-      std::snprintf(line, sizeof(line), "    pool %-5s (%u): %.3fx the best [90%% CI %.3f..%.3f] (final)\n",
+      std::snprintf(line, sizeof(line), "    pool %-5s (%u): %.3fx the best [CI %.3f..%.3f] (final)\n",
                     rule.rule.c_str(), rule.pool_value, rule.final->estimate, rule.final->low, rule.final->high);
     } else {
       std::snprintf(line, sizeof(line), "    pool %-5s (%u): %.2fx the best (screening, no CI)\n", rule.rule.c_str(),
@@ -114,6 +128,7 @@ void print_rules_of_thumb(std::ostream& out, const tune::TuneOutcome& t) {
 void print_tune_report(std::ostream& out, const tune::TuneOutcome& outcome) {
   print_decision(out, outcome);
   print_finalists(out, outcome);
+  print_at_threshold(out, outcome);
   print_noise_note(out, outcome);
   for (const tune::Excluded& e : tune::excluded(outcome)) out << "  excluded: " << e.id << ": " << e.reason << "\n";
   print_rules_of_thumb(out, outcome);

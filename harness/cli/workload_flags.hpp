@@ -5,9 +5,12 @@
 // reported naming its flag in the project's own words.
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+
+#include "core/kinds.hpp"
 
 namespace iocpbench::cli {
 
@@ -26,5 +29,9 @@ void add_workload_flags(CLI::App& command, WorkloadFlags& flags);
 // Feed the result to workloads::parse_workload_params (or PointSpec::workload_params) to check
 // ranges.
 nlohmann::json workload_params_from_flags(const WorkloadFlags& flags);
+
+// One warning line on stderr naming the given flags that none of `workloads` takes (--op with
+// post): they are ignored, and a user who typed them expected them to matter.
+void warn_inapplicable_flags(const WorkloadFlags& flags, const std::vector<WorkloadKind>& workloads);
 
 }  // namespace iocpbench::cli

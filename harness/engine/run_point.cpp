@@ -14,9 +14,12 @@
 #include "metrics/clock.hpp"
 #include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
+#include "platform/system_cpu.hpp"
 #include "engine/block_control.hpp"
 #include "engine/blocking_io.hpp"
 #include "engine/cpu_work.hpp"
+#include "engine/machine_load.hpp"
+#include "engine/switch_attribution.hpp"
 #include "engine/pool.hpp"
 #include "engine/watchdog.hpp"
 #include "engine/working_set.hpp"
@@ -319,6 +322,7 @@ PointPorts make_ports(const PointSpec& spec, bool per_thread_ports) {
 // The samples at the measured window's edges.
 struct Window {
   metrics::Usage u0, u1;
+  std::optional<platform::SystemCpuTimes> s0, s1;  // the whole machine (engine/machine_load.hpp)
   metrics::RoleRegistry::Snapshot r0, r1;
   port::PortCounters c0, c1;
   std::optional<port::ListTotals> l0, l1;
@@ -452,6 +456,7 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   if (open_loop != nullptr) open_loop->mark_window_start(w.t0);
   pool.mark_window(w.t0);  // closes the warm-up's span of the pool's size
   w.u0 = metrics::process_usage();
+  w.s0 = platform::system_cpu_times();
   w.r0 = roles.sample();
   w.c0 = ports.counters();
   if (result.repetition == 0) ports.all.front()->record_list_events(kListEventsRecorded);
@@ -465,6 +470,7 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   if (open_loop != nullptr) open_loop->mark_window_end(w.t1);  // at once: the pacer is still issuing
   const PoolWindowSummary pool_window = pool.mark_window(w.t1);
   w.u1 = metrics::process_usage();
+  w.s1 = platform::system_cpu_times();
   w.r1 = roles.sample();
   w.c1 = ports.counters();
   w.l1 = ports.all.front()->list_totals();
@@ -516,6 +522,29 @@ void collect_window(const Window& w, RunResult& result) {
       static_cast<double>(w.c1.over_limit_ns - w.c0.over_limit_ns) / 1e9;
   result.port_counters.max_active = w.c1.max_active;
   result.port_counters.max_depth = w.c1.max_depth;
+}
+
+// What else used the CPUs in the window: the machine's CPU time beside the process's own, the
+// hypervisor's steal, and the workers' preemptions by other processes.
+MachineLoadRecord machine_load_of(const Window& w, const RunResult& r) {
+  MachineLoadInputs in;
+  in.window_s = r.seconds;
+  in.logical_cpus = r.logical_cpus;
+  in.own_cpu_s = r.process.user_s + r.process.sys_s;
+  if (w.s0 && w.s1) {
+    in.system_busy_s = w.s1->busy_s - w.s0->busy_s;
+    in.system_total_s = w.s1->total_s - w.s0->total_s;
+    if (w.s0->steal_s && w.s1->steal_s) in.system_steal_s = *w.s1->steal_s - *w.s0->steal_s;
+  }
+  if (!metrics::context_switches_unavailable()) {
+    metrics::Usage roles_sum;
+    for (const auto& role : r.by_role) roles_sum += role;
+    const metrics::Usage other = r.process - roles_sum;
+    const SwitchCounts counts = switch_counts_of(r, other.voluntary + other.involuntary);
+    in.workers_switches = counts.workers_voluntary + counts.workers_involuntary;
+    in.workers_preempted_otherwise = attribute_switches(counts).outside_port.workers_preempted_otherwise;
+  }
+  return assess_machine_load(in);
 }
 
 // The closed-loop capacity a --load is a share of: a run of the same point without open-loop
@@ -633,6 +662,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   const Window window =
       measure(spec, handler, ports, *workload, roles, phase, stop_requested, open_loop.get(), result);
   collect_window(window, result);
+  result.machine_load = machine_load_of(window, result);
   if (window.l0 && window.l1) {
     result.port_lists = port_lists_record(*window.l0, *window.l1, result.effective_concurrency);
     result.port_lists->events = window_events(window.list_events, window.l0->t_ns, window.l1->t_ns);

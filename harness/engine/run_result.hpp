@@ -14,6 +14,7 @@
 #include "core/kinds.hpp"
 #include "core/arrivals.hpp"
 #include "engine/block_control.hpp"
+#include "engine/machine_load.hpp"
 #include "engine/port_lists.hpp"
 #include "engine/pool_timeline.hpp"
 #include "metrics/histogram.hpp"
@@ -137,6 +138,7 @@ struct RunResult {
   bool drained = true;
   bool interrupted = false;
   std::optional<OpenLoopRecord> open_loop;  // open-loop arrivals only
+  MachineLoadRecord machine_load;  // what else used the CPUs in the window (engine/machine_load.hpp)
 };
 
 }  // namespace iocpbench::engine

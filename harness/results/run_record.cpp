@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "engine/machine_load.hpp"
 #include "engine/switch_attribution.hpp"
 #include "engine/workload_params.hpp"
 #include "metrics/usage.hpp"
@@ -27,23 +28,17 @@ nlohmann::json usage_json(const metrics::Usage& u) {
 // null where the OS cannot count them.
 nlohmann::json switch_attribution(const RunResult& r, const metrics::Usage& other) {
   if (metrics::context_switches_unavailable()) return nullptr;
-  const auto role = [&r](metrics::Role which) { return r.by_role[static_cast<int>(which)]; };
-  engine::SwitchCounts counts;
-  counts.workers_voluntary = role(metrics::Role::workers).voluntary;
-  counts.workers_involuntary = role(metrics::Role::workers).involuntary;
-  counts.source_voluntary = role(metrics::Role::completion_source).voluntary;
-  counts.source_involuntary = role(metrics::Role::completion_source).involuntary;
-  const metrics::Usage generator = role(metrics::Role::load_generator);
-  counts.load_generator = generator.voluntary + generator.involuntary;
-  counts.other = other.voluntary + other.involuntary;
-  counts.handoffs = r.port_counters.handoffs;
-  counts.own_ring_waits = r.own_ring_waits;
-  counts.handler_blocks = r.handler_blocks;
-  counts.over_limit_s = r.port_counters.over_limit_s;
-  counts.window_s = r.seconds;
-  return attribution_json(engine::attribute_switches(counts));
+  return attribution_json(engine::attribute_switches(engine::switch_counts_of(r, other.voluntary + other.involuntary)));
 }
 
+// runs[].machine_load: what else used the CPUs in the window (engine/machine_load.hpp).
+nlohmann::json machine_load_json(const engine::MachineLoadRecord& m) {
+  return {{"busy", m.busy},
+          {"reasons", m.reasons},
+          {"steal_share", or_null(m.steal_share)},
+          {"others_cpu_share", or_null(m.others_cpu_share)},
+          {"preempted_by_others_share", or_null(m.preempted_by_others_share)}};
+}
 
 // context_switches, cpu and threads_by_role: the process's window split by role.
 struct RoleBlocks {
@@ -188,6 +183,7 @@ RunRecord run_record(const RunResult& r) {
       {"accounting", accounting_json(r)},
       {"unsampled_threads", r.unsampled_threads},
       {"interrupted", r.interrupted},
+      {"machine_load", machine_load_json(r.machine_load)},
   };
   if (r.pool_sizing) run["pool_sizing"] = pool_sizing_json(*r.pool_sizing);
   if (r.open_loop) run["open_loop"] = open_loop_json(*r.open_loop);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -175,58 +176,143 @@ RatioCi paired_ratio_ci(std::span<const double> candidate, std::span<const doubl
   return ci;
 }
 
-Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct) {
-  Choice choice;
-  choice.ratio_to_best.resize(finalists.size());
-  // The rounds every finalist has (an interruption may leave a last round incomplete).
+namespace {
+
+// The rounds every finalist has (an interruption may leave a last round incomplete).
+std::size_t common_rounds(const std::vector<Candidate>& finalists) {
   std::size_t rounds = std::numeric_limits<std::size_t>::max();
   for (const auto& c : finalists) {
     if (!c.excluded) rounds = std::min(rounds, c.throughput_by_round.size());
   }
-  const auto best = best_of(finalists, [&](const Candidate&) { return rounds; });
+  return rounds == std::numeric_limits<std::size_t>::max() ? 0 : rounds;
+}
+
+Verdict verdict_of(const RatioCi& r, const Judgement& j) {
+  if (!has_evidence(r)) return Verdict::kNoEvidence;
+  const bool within = r.low >= j.lower();  // shown above the zone's lower edge
+  const bool worse = r.high < j.upper();   // shown below its upper edge
+  if (within && worse) return Verdict::kAtThreshold;
+  if (within) return Verdict::kWithin;
+  return worse ? Verdict::kWorse : Verdict::kUndecided;
+}
+
+// A finalist whose CI meets the inside of the zone: the truth may sit at the threshold.
+bool near_threshold(const RatioCi& r, const Judgement& j) {
+  return has_evidence(r) && r.low < j.upper() && r.high > j.lower();
+}
+
+// The first finalist in the fixed order that the rule takes (the best when every smaller one
+// was shown worse); sets choice.decided.
+std::size_t first_taken(const std::vector<std::size_t>& order, const std::vector<Candidate>& finalists,
+                        const Judgement& j, Choice& choice) {
+  for (std::size_t i : order) {
+    if (finalists[i].excluded) continue;
+    switch (choice.verdicts[i]) {
+      case Verdict::kBest:
+      case Verdict::kWithin:
+      case Verdict::kAtThreshold:
+        return i;
+      case Verdict::kUndecided:
+        if (!j.last_look) {
+          choice.decided = false;
+          return i;
+        }
+        if (choice.ratio_to_best[i].estimate >= j.middle()) return i;
+        break;  // undecided at the last look, and leaning below the zone's middle
+      default:
+        break;
+    }
+  }
+  return choice.best;
+}
+
+void find_at_threshold(const std::vector<std::size_t>& order, const Judgement& j, Choice& choice) {
+  const std::size_t rec = choice.recommended;
+  if (rec != choice.best && near_threshold(choice.ratio_to_best[rec], j)) {
+    const auto after = std::find(choice.not_shown_worse.begin(), choice.not_shown_worse.end(), rec);
+    const std::size_t larger =
+        after != choice.not_shown_worse.end() && after + 1 != choice.not_shown_worse.end() ? *(after + 1) : choice.best;
+    choice.at_threshold = AtThreshold{rec, larger, true};
+    return;
+  }
+  std::optional<std::size_t> passed;  // the last finalist before the answer that is near it
+  for (std::size_t i : order) {
+    if (i == rec) break;
+    if (i != choice.best && choice.verdicts[i] != Verdict::kExcluded && near_threshold(choice.ratio_to_best[i], j)) {
+      passed = i;
+    }
+  }
+  if (passed) choice.at_threshold = AtThreshold{*passed, rec, false};
+}
+
+}  // namespace
+
+Choice recommend(const std::vector<Candidate>& finalists, const Judgement& j) {
+  Choice choice;
+  choice.ratio_to_best.resize(finalists.size());
+  choice.verdicts.assign(finalists.size(), Verdict::kExcluded);
+  const std::size_t rounds = common_rounds(finalists);
+  // The best is chosen on the selection rounds and judged on the others, so the noise that made
+  // it the best does not also make the others read low against it.
+  const std::size_t selection = std::min(j.selection_rounds, rounds);
+  // An interruption during the selection rounds leaves nothing else: then they are judged too.
+  const std::size_t first_judged = selection > 0 && selection < rounds ? selection : 0;
+  const std::size_t choose_on = selection > 0 ? selection : rounds;
+  const auto best = best_of(finalists, [&](const Candidate&) { return choose_on; });
   if (!best) return choice;
   choice.found = true;
   choice.best = *best;
-  const auto& reference = finalists[*best].throughput_by_round;
-  const double floor = 1 - threshold_pct / 100;
+  const std::size_t judged = rounds - first_judged;
+  auto judged_span = [&](const Candidate& c) {
+    return std::span(c.throughput_by_round).subspan(first_judged, judged);
+  };
+  const std::vector<std::size_t> order = in_fixed_order(finalists);
   bool best_seen = false;  // in the fixed order
-  for (std::size_t i : in_fixed_order(finalists)) {
+  for (std::size_t i : order) {
     const Candidate& c = finalists[i];
     if (c.excluded) continue;
     if (i == *best) {
-      choice.ratio_to_best[i] = {1, 1, 1, rounds};
+      choice.ratio_to_best[i] = {1, 1, 1, judged};
+      choice.verdicts[i] = Verdict::kBest;
     } else {
-      choice.ratio_to_best[i] = paired_ratio_ci(std::span(c.throughput_by_round).first(rounds),
-                                                std::span(reference).first(rounds),
-                                                kEquivalenceConfidence);
+      choice.ratio_to_best[i] =
+          paired_ratio_ci(judged_span(c), judged_span(finalists[*best]), 1 - 2 * j.look_alpha);
+      choice.verdicts[i] = verdict_of(choice.ratio_to_best[i], j);
     }
-    const RatioCi& r = choice.ratio_to_best[i];
-    if (i != *best && !has_evidence(r)) {
-      // Too few rounds for a CI ([0, +inf)): no evidence either way, so not "not shown worse"
-      // (that would make the smallest finalist the answer whatever the data).
-      choice.no_evidence.push_back(i);
-      continue;
-    }
-    if (i == *best || r.low >= floor) choice.indistinguishable.push_back(i);
-    if (i == *best || r.high >= floor) {
-      choice.not_shown_worse.push_back(i);
-    } else if (!best_seen) {
-      choice.shown_worse_before_best.push_back(i);
+    switch (choice.verdicts[i]) {
+      case Verdict::kNoEvidence:
+        // Too few rounds for a CI ([0, +inf)): no evidence either way, so not "not shown worse"
+        // (that would make the smallest finalist the answer whatever the data).
+        choice.no_evidence.push_back(i);
+        break;
+      case Verdict::kBest:
+      case Verdict::kWithin:
+      case Verdict::kAtThreshold:
+        choice.indistinguishable.push_back(i);
+        choice.not_shown_worse.push_back(i);
+        break;
+      case Verdict::kUndecided:
+        choice.not_shown_worse.push_back(i);
+        break;
+      default:
+        if (!best_seen) choice.shown_worse_before_best.push_back(i);
+        break;
     }
     best_seen = best_seen || i == *best;
   }
-  // The first finalist not shown worse (non-empty: best is in it). Recommending the smallest
-  // one proven within the threshold instead would skip a smaller one the final merely could not
-  // tell apart, and which one that is moves with the noise from rerun to rerun; a truly worse
-  // smaller setting is kept out by measuring enough rounds (final_rounds_for), not by the skip.
-  choice.recommended = choice.not_shown_worse.front();
+  // Recommending the smallest one shown within instead would skip a smaller one the final merely
+  // could not tell apart yet, and which one that is moves with the noise from rerun to rerun: a
+  // stage measures until its first candidate is decided.
+  choice.recommended = first_taken(order, finalists, j, choice);
   const bool passed_over_no_evidence =
       std::any_of(choice.no_evidence.begin(), choice.no_evidence.end(),
                   [&](std::size_t i) { return preferred(finalists[i], finalists[choice.recommended]); });
-  choice.shown = passed_over_no_evidence ? Shown::kNoEvidence
-                 : choice.recommended == *best ? Shown::kBest
-                 : choice.ratio_to_best[choice.recommended].low >= floor ? Shown::kWithin
-                                                                          : Shown::kNotShownWorse;
+  const Verdict v = choice.verdicts[choice.recommended];
+  choice.shown = passed_over_no_evidence                                 ? Shown::kNoEvidence
+                 : choice.recommended == *best                           ? Shown::kBest
+                 : v == Verdict::kWithin || v == Verdict::kAtThreshold ? Shown::kWithin
+                                                                         : Shown::kNotShownWorse;
+  find_at_threshold(order, j, choice);
   std::vector<double> widths;
   for (std::size_t i = 0; i < finalists.size(); ++i) {
     if (i == *best || finalists[i].excluded) continue;
@@ -236,6 +322,70 @@ Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct) 
   }
   if (!widths.empty()) choice.ci_half_width = median_of(widths);
   return choice;
+}
+
+Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct) {
+  Judgement j;
+  j.threshold_pct = threshold_pct;
+  j.look_alpha = (1 - kEquivalenceConfidence) / 2;
+  return recommend(finalists, j);
+}
+
+std::vector<unsigned> look_schedule(unsigned first, unsigned most) {
+  std::vector<unsigned> looks;
+  for (unsigned n = std::max(1u, first); n < most; n *= 2) looks.push_back(n);
+  looks.push_back(std::max(1u, most));
+  return looks;
+}
+
+std::string at_threshold_reason(const Choice& choice, const AtThreshold& a, double threshold_pct, double zone_pct) {
+  Judgement j;
+  j.threshold_pct = threshold_pct;
+  j.zone_pct = zone_pct;
+  char text[320];
+  const RatioCi& r = choice.ratio_to_best[a.smaller];
+  switch (choice.verdicts[a.smaller]) {
+    case Verdict::kAtThreshold:
+      std::snprintf(text, sizeof(text),
+                    "the smaller one's CI (%.3f..%.3f) lies inside the indifference zone %.3f..%.3f, where either "
+                    "answer is right; the rule then takes the smaller setting, every rerun alike",
+                    r.low, r.high, j.lower(), j.upper());
+      break;
+    case Verdict::kWithin:
+      std::snprintf(text, sizeof(text),
+                    "the smaller one's CI's lower end %.3f is above the zone's lower edge %.3f: it is within the "
+                    "threshold (or inside the zone, where the rule takes the smaller setting)",
+                    r.low, j.lower());
+      break;
+    case Verdict::kWorse:
+      std::snprintf(text, sizeof(text),
+                    "the smaller one's CI's upper end %.3f is below the zone's upper edge %.3f: shown worse than "
+                    "the threshold", r.high, j.upper());
+      break;
+    case Verdict::kUndecided:
+      std::snprintf(text, sizeof(text),
+                    "the smaller one's CI (%.3f..%.3f) still covered the zone at the last look, so its estimate "
+                    "%.3f decided: %s the zone's middle %.3f",
+                    r.low, r.high, r.estimate, a.picked_smaller ? "at least" : "below", j.middle());
+      break;
+    default:
+      std::snprintf(text, sizeof(text), "nothing was shown about the smaller one");
+      break;
+  }
+  return text;
+}
+
+const char* verdict_text(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kBest: return "best";
+    case Verdict::kWithin: return "within";
+    case Verdict::kAtThreshold: return "at_threshold";
+    case Verdict::kWorse: return "worse";
+    case Verdict::kUndecided: return "undecided";
+    case Verdict::kNoEvidence: return "no_evidence";
+    case Verdict::kExcluded: return "excluded";
+  }
+  return "?";
 }
 
 const char* shown_text(Shown shown) {

@@ -7,23 +7,24 @@
 //      concurrency) that could plausibly be within the threshold of it.
 //   2. recommend: the finalists are re-measured in ONE phase of interleaved rounds (each round
 //      runs every finalist once, in a shuffled order), so drift between rounds is shared and
-//      cancels in a per-round ratio. The best is the highest median throughput; a finalist is
-//      indistinguishable from the best when the 90% CI of its paired ratio to the best
-//      (Hodges-Lehmann, Wilcoxon signed-rank) lies entirely above 1 - threshold (a one-sided 95%
-//      equivalence test, the TOST convention). The recommendation is the first finalist in the
-//      fixed order (the smallest pool, then the smallest concurrency value) that is NOT SHOWN
-//      WORSE: whose CI's upper end reaches 1 - threshold. Its status says what was shown: "shown
-//      within" the threshold (the whole CI above it), "best" (every smaller finalist was shown
-//      worse), or only "not shown worse" (the CI straddles it: the final could not tell). A
-//      finalist without a CI (fewer than kMinFinalRounds common rounds, e.g. an interrupted
-//      final) is no evidence either way: it is neither shown worse nor not shown worse, and a
-//      recommendation that passes over one says "no evidence" (it is the best measured only).
-//      Nothing else (context switches, which finalist noise made the best) breaks ties, so where
-//      settings are truly equal the answer is the same smallest one rerun after rerun.
+//      cancels in a per-round ratio. The best is the highest median throughput over the stage's
+//      selection rounds; every other finalist's paired ratio to it (Hodges-Lehmann, Wilcoxon
+//      signed-rank CI at the look's level) over the later, judged rounds is sorted against an
+//      indifference zone [1 - threshold - zone, 1 - threshold] (0.93..0.95): within (CI above the
+//      lower edge), at the threshold (CI inside the zone: the rule takes the smaller setting),
+//      worse (CI below the upper edge), undecided, or no evidence (too few rounds). The
+//      recommendation is the first finalist in the fixed order (the smallest pool, then the
+//      smallest concurrency value) that is not worse; while that one is undecided the stage
+//      needs more rounds, and at its last look it is taken when its estimate is at least the
+//      zone's middle. Nothing else (context switches, which finalist noise made the best) breaks
+//      ties, so where settings are truly equal the answer is the same smallest one rerun after
+//      rerun, and a setting truly at 0.95 (0.93) is (is not) the answer in at least 95% of them
+//      (by simulation, while --max-repetitions leaves the looks room: docs/tuning.md).
 //   3. final_rounds_for: how many final rounds the measured noise needs, so that a setting
 //      twice the threshold worse is shown worse (and so never recommended) with 95%
 //      probability: more rounds only when the paired ratios are noisy.
 
+#include <cmath>
 #include <optional>
 #include <span>
 #include <string>
@@ -77,30 +78,80 @@ inline constexpr unsigned kMinFinalRounds = 5;
 
 // What the final showed about the recommended setting.
 enum class Shown {
-  kWithin,         // its ratio CI lies entirely above 1 - threshold
-  kBest,           // it is the best measured, and every smaller finalist was shown worse
-  kNotShownWorse,  // its ratio CI straddles 1 - threshold: not shown worse, not shown within
+  kWithin,         // its ratio is shown above the indifference zone's lower edge (Verdict kWithin
+                   // or kAtThreshold): within the threshold, or inside the zone where the rule
+                   // takes the smaller setting
+  kBest,           // it is the best, and every smaller finalist was shown worse
+  kNotShownWorse,  // undecided: its CI straddles the zone (kUndecided); at the last look it is
+                   // the answer because its estimate is at least the zone's middle
   kNoEvidence,     // it is the best measured, but a smaller finalist had no CI (too few rounds):
                    // nothing was shown about that one, worse or not
 };
 const char* shown_text(Shown shown);  // "shown_within", "best", "not_shown_worse", "no_evidence"
 
+// What the judged rounds showed about one finalist, against the indifference zone
+// [1 - threshold - zone, 1 - threshold] (0.93..0.95 by default): a setting truly at or above the
+// zone's upper edge counts as within the threshold, one at or below its lower edge as worse, and
+// in between either answer is right.
+enum class Verdict {
+  kBest,         // the reference (chosen on the selection rounds)
+  kWithin,       // the CI's lower end is above the zone's lower edge, its upper end reaches the upper
+  kAtThreshold,  // the whole CI lies inside the zone: either answer is right; the rule takes this one
+                 // (the smaller setting)
+  kWorse,        // the CI's upper end is below the zone's upper edge (and its lower end below the
+                 // lower edge)
+  kUndecided,    // the CI covers the whole zone: more rounds are needed
+  kNoEvidence,   // too few judged rounds for a CI at the look's level
+  kExcluded,
+};
+const char* verdict_text(Verdict verdict);  // "best", "within", "at_threshold", "worse", "undecided", ...
+
 // Whether a ratio CI says anything: false without rounds or with too few for an interval
 // (paired_ratio_ci's [0, +inf)).
 bool has_evidence(const RatioCi& ratio);
+
+// How the rule judges a stage's rounds (docs/tuning.md, "The rule").
+struct Judgement {
+  double threshold_pct = 5;  // the zone's upper edge: ratio 1 - threshold
+  double zone_pct = 0;       // its width below that edge (0: one floor, no zone)
+  // Rounds [0, selection_rounds) choose the best; the rest are judged. 0: the same rounds do
+  // both (the best then reads high by its selection, so its ratios read low).
+  std::size_t selection_rounds = 0;
+  // The one-sided error of each look's bound: the stated error over the planned looks.
+  double look_alpha = 0.05;
+  // The last look: a candidate still undecided is decided by its estimate against the zone's
+  // middle (at least: the answer), so that every stage ends with one.
+  bool last_look = false;
+  double upper() const { return 1 - threshold_pct / 100; }
+  double lower() const { return 1 - (threshold_pct + zone_pct) / 100; }
+  double middle() const { return std::sqrt(upper() * lower()); }
+};
+
+// Two settings that straddle the threshold: a finalist whose ratio CI meets the indifference zone,
+// beside the setting that is the answer if it is not (or that it is the answer instead of).
+struct AtThreshold {
+  std::size_t smaller = 0;  // the one near the threshold
+  std::size_t larger = 0;   // the alternative: the next finalist in the fixed order not shown worse
+  bool picked_smaller = false;
+};
 
 struct Choice {
   bool found = false;          // false: every candidate was excluded
   std::size_t recommended = 0;
   Shown shown = Shown::kBest;
-  std::size_t best = 0;        // the highest median throughput over the common rounds
-  std::vector<std::size_t> indistinguishable;  // shown within, in the fixed order; includes best
-  std::vector<std::size_t> not_shown_worse;    // CI upper end >= 1 - threshold, fixed order; includes best
-  // Before the best in the fixed order, not excluded, and whose whole CI is below 1 - threshold
-  // (a stalled one's 0 [0, 0] included): shown worse than the best. In the fixed order.
+  std::size_t best = 0;        // the highest median throughput over the selection rounds
+  // False while the first finalist in the fixed order that is not shown worse is kUndecided:
+  // the stage needs more rounds (the last look always decides).
+  bool decided = true;
+  std::vector<Verdict> verdicts;               // per candidate
+  std::vector<std::size_t> indistinguishable;  // best, kWithin and kAtThreshold, in the fixed order
+  std::vector<std::size_t> not_shown_worse;    // those and kUndecided, fixed order; includes best
+  // Before the best in the fixed order, not excluded, and kWorse (a stalled one's 0 [0, 0]
+  // included): shown worse than the best. In the fixed order.
   std::vector<std::size_t> shown_worse_before_best;
   std::vector<std::size_t> no_evidence;        // not excluded, not best, without a CI; fixed order
-  std::vector<RatioCi> ratio_to_best;          // per candidate (best: 1 [1, 1])
+  std::vector<RatioCi> ratio_to_best;          // per candidate, over the judged rounds (best: 1 [1, 1])
+  std::optional<AtThreshold> at_threshold;
   // How finely the final could tell settings apart: the median over the other finalists of
   // their ratio CI's half-width, as a fraction (sqrt(high / low) - 1; +inf without a CI).
   // Absent with one finalist. Near the threshold, a setting truly equal to the best is seldom
@@ -127,11 +178,33 @@ inline constexpr double kDefaultDurationS = 0.25;
 inline constexpr unsigned kDefaultMaxFinalRounds = 400;
 inline constexpr double kDefaultWarmupS = 0.1;
 
-// The ratio CI's confidence: 90% two-sided = a one-sided 95% lower bound.
+// The ratio CI's confidence at a single look (recommend's one-look overload, the selection
+// rounds' first look at the data): 90% two-sided = a one-sided 95% bound each side.
 inline constexpr double kEquivalenceConfidence = 0.90;
 
-// `finalists`: candidates measured in the same interleaved rounds.
+// The stated error of the sequential rule: a setting truly at the zone's lower edge (or below)
+// is shown within at most this often, one truly at its upper edge (or above) shown worse at most
+// this often (each look's bounds at kErrorRate / looks, Bonferroni over the planned looks).
+inline constexpr double kErrorRate = 0.05;
+// The indifference zone's width below 1 - threshold, in points: 0.93..0.95 at the 5% threshold.
+inline constexpr double kDefaultZonePct = 2;
+
+// `finalists`: candidates measured in the same interleaved rounds. Each finalist's verdict comes
+// from its paired ratio to the best over the judged rounds; the recommendation is the first
+// finalist in the fixed order that is not shown worse (kWithin or kAtThreshold: the smaller one
+// when it is inside the zone; at the last look, kUndecided with its estimate at least the zone's
+// middle), else the best.
+Choice recommend(const std::vector<Candidate>& finalists, const Judgement& judgement);
+// One look with one floor, the best chosen on the judged rounds (Judgement's defaults).
 Choice recommend(const std::vector<Candidate>& finalists, double threshold_pct);
+
+// Why the rule takes the setting it takes of the two in `a`, in words (the printed report and
+// tune.at_threshold.reason).
+std::string at_threshold_reason(const Choice& choice, const AtThreshold& a, double threshold_pct, double zone_pct);
+
+// The planned looks of a stage's judgement: after `first` judged rounds, then twice as many each
+// time, and the last at `most` (at least one look).
+std::vector<unsigned> look_schedule(unsigned first, unsigned most);
 
 // The spread of the paired per-round log ratios d_r = log(c_r / best_r) over the rounds all
 // finalists have: each non-best finalist's robust standard deviation (1.4826 x the median

@@ -49,31 +49,37 @@ void add_neighbours(Session& session, engine::PointSpec base) {
   }
 }
 
-// While the answer is only "not shown worse" (its CI straddles 1 - threshold), the final could
-// not tell, and which way it falls would change from rerun to rerun: a setting truly 7% slower
-// is "not shown worse" in about a third of 20-round finals at a 5% CV. So the stage measures
-// half as many rounds again, all finalists together, until the answer is shown within (or the
-// best, every smaller finalist shown worse) or max_final_rounds is reached. Only a setting truly
-// at the threshold stays undecided to the cap; the decision is still made on all the rounds.
-template <typename Candidates>
-void extend_until_decided(Session& session, const std::vector<std::size_t>& finalist_trials, unsigned rounds,
-                          unsigned& next_repetition, FinalStages& out, Candidates final_candidates) {
-  const Settings& s = session.settings();
-  auto undecided = [&] { return out.choice.found && out.choice.shown == Shown::kNotShownWorse; };
-  while (!session.interrupted() && undecided() && rounds < s.max_final_rounds) {
-    const unsigned more = std::min(s.max_final_rounds - rounds, std::max(1u, rounds / 2));
-    session.measure(finalist_trials, more, next_repetition, Phase::kFinal);
-    next_repetition += more;
-    rounds += more;
-    out.rounds_to_decide += more;
-    out.finalists = final_candidates();
-    out.choice = recommend(out.finalists, s.threshold_pct);
-  }
-  out.rounds_capped = out.rounds_capped || (undecided() && rounds >= s.max_final_rounds);
+// A stage's first rounds that choose its best (the rest are judged): half of --repetitions, with
+// at least kMinFinalRounds judged at the first look; none when --repetitions leaves no more (the
+// best is then chosen on the judged rounds, and the output's ratios read a little low).
+unsigned selection_rounds_for(unsigned final_rounds) {
+  const unsigned judged = std::max(kMinFinalRounds, (final_rounds + 1) / 2);
+  return final_rounds > judged ? final_rounds - judged : 0;
 }
 
-// One stage's rounds: final_rounds, then as many more as their paired spread asks for (the
-// decision is made once, at the end, on all of them). Sets the stage's numbers in `out`.
+// The judgement at each look of a stage: the bounds of every look at kErrorRate / looks, so that
+// the chance of a wrong decision at any of them is at most kErrorRate (Bonferroni).
+Judgement stage_judgement(const Settings& s, unsigned selection, std::size_t looks) {
+  Judgement j;
+  j.threshold_pct = s.threshold_pct;
+  j.zone_pct = s.zone_pct;
+  j.selection_rounds = selection;
+  j.look_alpha = kErrorRate / static_cast<double>(std::max<std::size_t>(1, looks));
+  return j;
+}
+
+// The selection rounds' best and paired spread: they size the first look, before any judged round.
+double selection_spread(const std::vector<Candidate>& selected, double threshold_pct) {
+  const Choice first = recommend(selected, threshold_pct);
+  return first.found ? paired_log_sd(selected, first.best) : 0;
+}
+
+// One stage: its selection rounds choose the best and size the first look (enough judged rounds
+// that a setting twice the threshold worse is shown worse, final_rounds_for; the first half of
+// --repetitions measures the spread, and more selection rounds follow when it is large); then the judged
+// rounds, looked at after that many, twice as many, ... up to max_final_rounds, until the first
+// finalist in the fixed order not shown worse is decided. At the last look an undecided one is
+// decided by its estimate (the zone's middle). Sets the stage's numbers in `out`.
 void measure_stage(Session& session, const std::vector<std::size_t>& finalist_trials, unsigned& next_repetition,
                    FinalStages& out) {
   const Settings& s = session.settings();
@@ -82,23 +88,47 @@ void measure_stage(Session& session, const std::vector<std::size_t>& finalist_tr
     for (std::size_t i : finalist_trials) candidates.push_back(session.candidate(i, Phase::kFinal));
     return candidates;
   };
+  auto measure = [&](unsigned rounds) {
+    if (!session.interrupted() && rounds > 0) session.measure(finalist_trials, rounds, next_repetition, Phase::kFinal);
+    next_repetition += rounds;
+  };
   for (std::size_t i : finalist_trials) session.clear_final(i);
   out.rounds_to_decide = 0;
-  if (!session.interrupted()) session.measure(finalist_trials, s.final_rounds, next_repetition, Phase::kFinal);
-  next_repetition += s.final_rounds;
-  const std::vector<Candidate> first = final_candidates();
-  const Choice first_look = recommend(first, s.threshold_pct);
-  out.paired_sd = first_look.found ? paired_log_sd(first, first_look.best) : 0;
-  const unsigned planned = final_rounds_for(out.paired_sd, s.threshold_pct, s.final_rounds, s.max_final_rounds);
-  out.rounds_capped = planned == s.max_final_rounds &&
-                      final_rounds_for(out.paired_sd, s.threshold_pct, s.final_rounds, 1000000) > s.max_final_rounds;
-  if (!session.interrupted() && planned > s.final_rounds) {
-    session.measure(finalist_trials, planned - s.final_rounds, next_repetition, Phase::kFinal);
+  const unsigned pilot = selection_rounds_for(s.final_rounds);
+  measure(pilot);
+  out.paired_sd = pilot >= 2 ? selection_spread(final_candidates(), s.threshold_pct) : 0;
+  const unsigned judged_min = s.final_rounds - pilot;
+  const unsigned wanted = final_rounds_for(out.paired_sd, s.threshold_pct, judged_min, 1000000);
+  // On a noisy machine the pilot's best may be a setting truly 10% below another: a quarter of
+  // the judged rounds' number of selection rounds keeps that rare (a median of n runs spreads
+  // about 1.25 sd / sqrt(n)), and costs nothing on a quiet machine.
+  const unsigned selection = std::min(std::max(pilot, (wanted + 3) / 4), s.max_final_rounds - judged_min);
+  measure(selection - pilot);
+  out.selection_rounds = selection;
+  const unsigned most = s.max_final_rounds - selection;
+  const unsigned first = std::min(wanted, most);
+  out.rounds_capped = wanted > most;
+  const std::vector<unsigned> looks = look_schedule(first, most);
+  Judgement j = stage_judgement(s, selection, looks.size());
+  out.looks_planned = static_cast<unsigned>(looks.size());
+  out.look_alpha = j.look_alpha;
+  unsigned judged = 0;
+  for (std::size_t k = 0; k < looks.size(); ++k) {
+    const unsigned look = looks[k];
+    measure(look - judged);
+    judged = look;
+    out.finalists = final_candidates();
+    out.choice = recommend(out.finalists, j);
+    out.looks = static_cast<unsigned>(k + 1);
+    if (out.choice.decided && !session.interrupted()) break;
+    if (look != looks.back() && !session.interrupted()) continue;
+    // The last look (or an interruption): still undecided, so decided by the estimate.
+    out.rounds_capped = out.rounds_capped || (!out.choice.decided && !session.interrupted());
+    j.last_look = true;
+    out.choice = recommend(out.finalists, j);
+    break;
   }
-  next_repetition += planned - s.final_rounds;
-  out.finalists = final_candidates();
-  out.choice = recommend(out.finalists, s.threshold_pct);
-  extend_until_decided(session, finalist_trials, planned, next_repetition, out, final_candidates);
+  out.rounds_to_decide = judged > looks.front() ? judged - looks.front() : 0;
 }
 
 // Geometric mean of positive values; 0 when any is not positive or there are none.

@@ -4,10 +4,11 @@
 //   2. with --refine only, screening of the neighbours of the screening's best (pool +-1, +-2;
 //      concurrency +-1);
 //   3. the final: the screening's best and the smallest settings that could be within the
-//      threshold of it, re-measured together in interleaved rounds: `final_rounds` of them, then
-//      as many more as their measured noise needs (final_rounds_for, up to `max_final_rounds`),
-//      in up to kMaxFinalStages stages. Only the last stage's numbers decide (tune/recommend),
-//      so drift between phases cannot.
+//      threshold of it, re-measured together in interleaved rounds: selection rounds that choose
+//      the stage's best and size its first look (final_rounds_for), then judged rounds, looked at
+//      after that many, twice as many, ... up to `max_final_rounds`, until the answer is decided;
+//      in up to kMaxFinalStages stages. Only the last stage's judged rounds decide
+//      (tune/recommend), so drift between phases cannot.
 // Every phase's rounds come from one sweep::RoundOrder seeded with the grid's seed. The program
 // (cli/cmd_tune.cpp) runs real points; tests/tune/recommend_test.cpp's simulation runs the same
 // Session and final stages on simulated throughputs.
@@ -29,6 +30,7 @@ struct Settings {
   sweep::Grid grid;  // its workload, port, dispatch, blocking ratio, run lengths and seed
   unsigned logical_cpus = 1;  // N
   double threshold_pct = kDefaultThresholdPct;
+  double zone_pct = kDefaultZonePct;  // the indifference zone below 1 - threshold
   unsigned screen_rounds = kDefaultScreenRounds;
   std::size_t max_finalists = kDefaultFinalists;
   unsigned final_rounds = kDefaultFinalRounds;         // --repetitions: each stage's first rounds
@@ -127,7 +129,10 @@ struct FinalStages {
   // The last stage's noise asked for more than max_final_rounds, or its answer was still only
   // "not shown worse" there.
   bool rounds_capped = false;
-  unsigned rounds_to_decide = 0;  // the last stage's rounds added because its answer was undecided
+  unsigned rounds_to_decide = 0;  // the last stage's judged rounds after its first look
+  unsigned selection_rounds = 0;  // the last stage's rounds that chose its best (not judged)
+  unsigned looks = 0, looks_planned = 0;  // the last stage's looks taken, and planned to its cap
+  double look_alpha = 0;          // each look's one-sided error (kErrorRate / looks_planned)
   // Point ids: the finalists of earlier stages before their stage's best in the fixed order and
   // shown worse than it (Choice::shown_worse_before_best): why none of them is the answer.
   std::vector<std::string> shown_worse_in_earlier_stages;
@@ -154,6 +159,7 @@ struct TuneOutcome {
   std::size_t measured() const;  // settings with runs
   const Choice& choice() const { return final_stages.choice; }
   const std::vector<Candidate>& finalists() const { return final_stages.finalists; }
+  // The last stage's judged rounds (those the answer was decided on).
   std::size_t rounds() const { return choice().ratio_to_best[choice().best].pairs; }
   std::string finalist_id(std::size_t f) const;
 };

@@ -23,7 +23,9 @@ nlohmann::json candidate_json(const tune::Candidate& c, const std::string& id) {
           {"concurrency", {{"spec", c.concurrency.text}, {"value", c.concurrency_value}}},
           {"pool", {{"spec", c.pool.text}, {"value", c.pool_value}}},
           {"throughput_ops_per_s", results::summary_json(stats::summarize(c.throughput_by_round))},
-          {"context_switches_per_kop", c.context_switches_per_kop}};
+          {"context_switches_per_kop", c.context_switches_per_kop},
+          // the same number, named for what a kop is here: a completion
+          {"context_switches_per_1000_completions", c.context_switches_per_kop}};
 }
 
 bool contains(const std::vector<std::size_t>& list, std::size_t f) {
@@ -39,6 +41,7 @@ nlohmann::json finalists_json(const tune::TuneOutcome& t) {
     entry["indistinguishable"] = contains(choice.indistinguishable, f);
     entry["not_shown_worse"] = contains(choice.not_shown_worse, f);
     entry["no_evidence"] = contains(choice.no_evidence, f);
+    entry["verdict"] = tune::verdict_text(choice.verdicts[f]);
     finals.push_back(std::move(entry));
   }
   return finals;
@@ -66,15 +69,28 @@ nlohmann::json excluded_json(const tune::TuneOutcome& t) {
 nlohmann::json rule_json(const tune::TuneOutcome& t) {
   const tune::Choice& choice = t.choice();
   const tune::Settings& s = t.settings;
-  return {{"text", "the smallest pool, then the smallest concurrency, not shown worse than the best by more than "
-                   "the threshold: its final-phase throughput ratio to the best (Hodges-Lehmann over the "
-                   "interleaved rounds' paired log ratios) has a 90% CI (Wilcoxon signed-rank) whose upper end "
-                   "reaches 1 - threshold; recommendation.shown says whether the whole CI is above it "
-                   "(shown_within), it is the best (every smaller finalist shown worse), or only not_shown_worse; "
-                   "no_evidence: it is the best, and a smaller finalist had no CI (fewer than 5 rounds, an "
-                   "interrupted final), so nothing was shown about that one; while the answer is only not_shown_worse the "
-                   "final measures half its rounds again (final_rounds_to_decide), up to final_rounds_max"},
-          {"confidence", tune::kEquivalenceConfidence},
+  const tune::FinalStages& f = t.final_stages;
+  return {{"text", "an indifference zone [zone_lower, zone_upper] below the best (0.93..0.95 by default): a setting "
+                   "truly at or above zone_upper is within the threshold, one at or below zone_lower is worse, and "
+                   "in between either answer is right. In each stage the best is chosen on its first "
+                   "selection_rounds rounds; each finalist's throughput ratio to it (Hodges-Lehmann over the later, "
+                   "judged rounds' paired log ratios, Wilcoxon signed-rank CI at look_alpha one-sided each side) "
+                   "is within when the CI's lower end is above zone_lower, worse when its upper end is below "
+                   "zone_upper, at_threshold when both (the rule takes the smaller), undecided otherwise. Looks "
+                   "after the first judged rounds, then twice as many each time up to final_rounds_max "
+                   "(looks_planned, look_alpha = error_rate / looks_planned); the stage stops when the first "
+                   "finalist in the fixed order (the smallest pool, then the smallest concurrency) that is not "
+                   "worse is decided, and recommends it; at the last look an undecided one is taken when its "
+                   "estimate is at least zone_middle"},
+          {"confidence", 1 - 2 * f.look_alpha},
+          {"error_rate", tune::kErrorRate},
+          {"zone_lower", 1 - (s.threshold_pct + s.zone_pct) / 100},
+          {"zone_upper", 1 - s.threshold_pct / 100},
+          {"zone_middle", std::sqrt((1 - (s.threshold_pct + s.zone_pct) / 100) * (1 - s.threshold_pct / 100))},
+          {"selection_rounds", f.selection_rounds},
+          {"looks", f.looks},
+          {"looks_planned", f.looks_planned},
+          {"look_alpha", f.look_alpha},
           {"screening_rounds", s.screen_rounds},
           {"final_rounds", t.rounds()},
           {"final_rounds_min", s.final_rounds},
@@ -92,12 +108,30 @@ nlohmann::json rule_json(const tune::TuneOutcome& t) {
           {"too_noisy", tune::too_noisy(t)}};
 }
 
+// Two settings straddling the threshold (Choice::at_threshold), or null.
+nlohmann::json at_threshold_json(const tune::TuneOutcome& t) {
+  const tune::Choice& choice = t.choice();
+  if (!choice.at_threshold) return nullptr;
+  const tune::AtThreshold& a = *choice.at_threshold;
+  auto side = [&](std::size_t f) {
+    nlohmann::json entry = candidate_json(t.finalists()[f], t.finalist_id(f));
+    entry["ratio_to_best"] = ratio_json(choice.ratio_to_best[f]);
+    entry["verdict"] = tune::verdict_text(choice.verdicts[f]);
+    return entry;
+  };
+  return {{"smaller", side(a.smaller)},
+          {"larger", side(a.larger)},
+          {"picked", a.picked_smaller ? "smaller" : "larger"},
+          {"reason", tune::at_threshold_reason(choice, a, t.settings.threshold_pct, t.settings.zone_pct)}};
+}
+
 nlohmann::json tune_block(const tune::TuneOutcome& t, const nlohmann::json& evidence) {
   const sweep::Grid& grid = t.settings.grid;
   const tune::Choice& choice = t.choice();
   nlohmann::json recommendation = candidate_json(t.finalists()[choice.recommended], t.finalist_id(choice.recommended));
   recommendation["ratio_to_best"] = ratio_json(choice.ratio_to_best[choice.recommended]);
   recommendation["shown"] = tune::shown_text(choice.shown);
+  recommendation["verdict"] = tune::verdict_text(choice.verdicts[choice.recommended]);
   nlohmann::json block = {
       {"workload", to_string(grid.workloads.front())},
       {"blocking", grid.blocking.front()},
@@ -115,6 +149,7 @@ nlohmann::json tune_block(const tune::TuneOutcome& t, const nlohmann::json& evid
       {"queueing_estimate",
        {{"formula", "N/(1-b)"}, {"value", tune::queueing_estimate(t.settings.logical_cpus, grid.blocking.front())}}},
       {"evidence", evidence},
+      {"at_threshold", at_threshold_json(t)},
   };
   for (std::size_t f : choice.indistinguishable) block["indistinguishable"].push_back(t.finalist_id(f));
   for (std::size_t f : choice.not_shown_worse) block["not_shown_worse"].push_back(t.finalist_id(f));

@@ -1,6 +1,7 @@
 """R3: every invalid flag value exits 2 with one line naming the flag, and writes nothing."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,21 @@ CASES: list[tuple[list[str], str]] = [
     # I/O: refused, naming the flag.
     ([*RUN, "--workload", "file", "--skip-port-share", "0.5"], "--skip-port-share"),
     ([*RUN, "--workload", "file", "--skip-port-share", "1.5"], "--skip-port-share"),
+    # Units: a unit the parser does not know is refused, never guessed.
+    ([*RUN, "--duration", "3fortnights"], "--duration"),
+    ([*RUN, "--duration", "-1s"], "--duration"),
+    ([*RUN, "--duration", "0.5,1"], "--duration"),
+    ([*RUN, "--warmup", "5 parsecs"], "--warmup"),
+    ([*RUN, "--work-us", "1fortnight"], "--work-us"),
+    ([*RUN, "--working-set-kib", "3fortnights"], "--working-set-kib"),
+    ([*RUN, "--working-set-kib", "100b"], "--working-set-kib"),  # not a whole KiB
+    ([*RUN, "--workload", "file", "--block-size", "3fortnights"], "--block-size"),
+    ([*RUN, "--workload", "file", "--block-size", "0.5"], "--block-size"),  # not whole bytes
+    ([*RUN, "--workload", "file", "--file-size-mib", "4k"], "--file-size-mib"),  # not a whole MiB
+    ([*RUN, "--workload", "socket", "--message-size", "64q"], "--message-size"),
+    ([*SWEEP, "--duration", "3fortnights"], "--duration"),
+    ([*SWEEP, "--working-set-kib", "1x"], "--working-set-kib"),
+    (["tune", "--workload", "post", "--blocking", "0", "--duration", "3fortnights"], "--duration"),
 ]
 
 
@@ -128,3 +144,71 @@ def test_help_exits_0_and_explains(binary):
         proc = run(binary, sub, "--help")
         assert proc.returncode == 0
         assert "--" in proc.stdout
+
+
+def one_error_line(proc) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert proc.stdout == ""
+    return lines[0]
+
+
+def test_a_mistyped_option_gets_the_nearest_one(binary):
+    line = one_error_line(run(binary, "run", "--wokload", "post"))
+    assert line == "iocpbench: unknown option '--wokload' (did you mean --workload?)"
+    line = one_error_line(run(binary, "sweep", "--durration=2s"))
+    assert line == "iocpbench: unknown option '--durration' (did you mean --duration?)"
+    # Nothing near: where to look instead of a wild guess.
+    line = one_error_line(run(binary, "run", "--frobnicate-harder"))
+    assert line == "iocpbench: unknown option '--frobnicate-harder' (iocpbench run --help lists them)"
+
+
+def test_a_mistyped_subcommand_lists_the_subcommands(binary):
+    line = one_error_line(run(binary, "rnu"))
+    assert line == "iocpbench: unknown subcommand 'rnu' (probe, info, run, sweep, tune)"
+    line = one_error_line(run(binary, "--verison"))
+    assert line == "iocpbench: unknown option '--verison' (did you mean --version?)"
+
+
+def test_a_bare_iocpbench_shows_the_usage(binary):
+    proc = run(binary)
+    assert proc.returncode == 2
+    assert "Usage: iocpbench" in proc.stderr
+    for sub in ("probe", "info", "run", "sweep", "tune"):
+        assert f"\n  {sub} " in proc.stderr, sub
+
+
+def test_durations_and_sizes_take_units(binary, tmp_path):
+    out = tmp_path / "units.json"
+    proc = run(binary, "run", "-d", "0.2s", "--warmup", "50ms", "--work-us", "0.05ms",
+               "--working-set-kib", "1MiB", "-o", str(out), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    point = json.loads(out.read_text())["points"][0]
+    assert point["duration_s"] == 0.2 and point["warmup_s"] == 0.05
+    assert point["work_us"] == 50
+    assert point["working_set_kib"] == 1024
+
+
+def test_a_flag_of_another_workload_is_named_in_one_warning(binary, tmp_path):
+    out = tmp_path / "post.json"
+    proc = run(binary, *RUN, "--workload", "post", "--op", "write", "--connections", "4",
+               "--json", str(out), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    warnings = [l for l in proc.stderr.splitlines() if "not apply" in l]
+    assert warnings == ["iocpbench: warning: --op, --connections do not apply to the post "
+                        "workload and are ignored"], proc.stderr
+    # A flag of a workload the sweep runs is not warned about.
+    proc = run(binary, "sweep", "--workload", "post,socket", "--connections", "4", "--pool", "2",
+               "--concurrency", "2", "--blocking", "0", "--repetitions", "1", "--duration", "0.1",
+               "--warmup", "0", "--no-probe", "--quiet", "--json", str(tmp_path / "sweep.json"),
+               timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "not apply" not in proc.stderr
+    proc = run(binary, "sweep", "--workload", "post", "--messages-in-flight", "2", "--pool", "2",
+               "--concurrency", "2", "--blocking", "0", "--repetitions", "1", "--duration", "0.1",
+               "--warmup", "0", "--no-probe", "--quiet", "--json", str(tmp_path / "one.json"),
+               timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert ("iocpbench: warning: --messages-in-flight does not apply to the post workload and is "
+            "ignored") in proc.stderr.splitlines(), proc.stderr

@@ -33,7 +33,7 @@ FILE_RUN = ["run", "--workload", "file", "--pool", "2", "--concurrency", "2", "-
             "4", "--warmup", "0.05", "--duration", "0.2", "--buffered"]
 SWEEP_SLOW = ["sweep", "--workload", "post", "--pool", "2", "--concurrency", "2", "--blocking",
               "0", "--repetitions", "200", "--duration", "0.2", "--warmup", "0", "--no-probe",
-              "--quiet"]
+              "--quiet", "--force"]  # --force: some tests start it on a file another run wrote
 
 
 def call(binary: Path, *args: str, tmpdir: Path, timeout: float = BOUND,
@@ -70,6 +70,90 @@ def leftovers(folder: Path) -> list[str]:
     """Temporary, probe and lock files iocpbench may have left behind."""
     return sorted(p.name for p in folder.iterdir()
                   if ".tmp" in p.name or ".probe." in p.name or p.name.endswith(".lock"))
+
+
+# ---- 0. a results file is replaced only when the user asks ---------------------------------------
+
+TINY_RUN = ["run", "--duration", "0.05", "--warmup", "0", "--pool", "2", "--concurrency", "2"]
+TINY_TUNE = ["tune", "--workload", "post", "--blocking", "0", "--duration", "0.05", "--warmup", "0",
+             "--quiet"]
+TINY_SWEEP = ["sweep", "--workload", "post", "--pool", "2", "--concurrency", "2", "--blocking",
+              "0", "--repetitions", "1", "--duration", "0.05", "--warmup", "0", "--no-probe",
+              "--quiet"]
+
+
+def results_with_points(path: Path, points: int) -> str:
+    """A results file holding `points` points (the refusal reads only `points`); its digest."""
+    path.write_text(json.dumps({"schema_version": 1, "points": [{"id": f"p{i}"} for i in range(points)]}))
+    return digest(path)
+
+
+@pytest.mark.parametrize("command", ["run", "sweep", "tune"])
+def test_a_results_file_with_points_is_refused_and_kept(binary, tmp_path, command):
+    out = tmp_path / "precious.json"
+    before = results_with_points(out, 36)
+    args = {"run": TINY_RUN, "sweep": TINY_SWEEP, "tune": TINY_TUNE}[command]
+    proc = call(binary, *args, "--json", str(out), tmpdir=tmp_path)
+    line = one_line(proc, 2, "--json")
+    assert "36 results points" in line and "--force" in line, line
+    if command == "sweep":
+        assert "--resume" in line, "a sweep's file may be one to finish"
+    assert proc.stdout == ""
+    assert digest(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["precious.json"], "nothing created"
+
+
+def test_a_file_that_is_not_a_results_file_is_refused_and_kept(binary, tmp_path):
+    out = tmp_path / "notes.json"
+    out.write_text("my notes, not JSON\n")
+    proc = call(binary, *TINY_RUN, "--json", str(out), tmpdir=tmp_path)
+    line = one_line(proc, 2, "--json")
+    assert "not an iocpbench results file" in line, line
+    assert out.read_text() == "my notes, not JSON\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.json"]
+
+
+@pytest.mark.parametrize("command", ["run", "sweep"])
+def test_force_replaces_a_results_file(binary, tmp_path, command):
+    out = tmp_path / "old.json"
+    results_with_points(out, 3)
+    args = TINY_RUN if command == "run" else TINY_SWEEP
+    proc = call(binary, *args, "--json", str(out), "--force", tmpdir=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert len(doc["points"]) == 1 and doc["points"][0].get("id") != "p0", "replaced, not merged"
+    assert leftovers(tmp_path) == []
+
+
+def test_an_empty_file_or_one_without_points_is_written(binary, tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    proc = call(binary, *TINY_RUN, "--json", str(empty), tmpdir=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(empty.read_text())["points"]) == 1
+    no_points = tmp_path / "none.json"
+    results_with_points(no_points, 0)
+    proc = call(binary, *TINY_RUN, "--json", str(no_points), tmpdir=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_second_run_onto_the_first_runs_file_is_refused(binary, tmp_path):
+    out = tmp_path / "first.json"
+    assert call(binary, *TINY_RUN, "--json", str(out), tmpdir=tmp_path).returncode == 0
+    before = digest(out)
+    proc = call(binary, *TINY_RUN, "--json", str(out), tmpdir=tmp_path)
+    assert "1 results point" in one_line(proc, 2, "--json")
+    assert digest(out) == before
+
+
+def test_resume_into_another_file_that_holds_points_is_refused(binary, tmp_path):
+    source = tmp_path / "source.json"
+    assert call(binary, *TINY_SWEEP, "--json", str(source), tmpdir=tmp_path).returncode == 0
+    target = tmp_path / "target.json"
+    before = results_with_points(target, 2)
+    proc = call(binary, "sweep", "--resume", str(source), "--json", str(target), tmpdir=tmp_path)
+    one_line(proc, 2, "--json")
+    assert digest(target) == before
 
 
 # ---- 1. an existing --file is used as it is ----------------------------------------------------
@@ -140,7 +224,7 @@ def test_a_created_file_is_recorded_and_never_extended_later(binary, tmp_path):
     assert leftovers(tmp_path) == [], "no temporary, probe or lock file left"
     # An existing --file, even one iocpbench made, keeps its size.
     proc = call(binary, *FILE_RUN, "--file", str(data), "--file-size-mib", "8", "--json",
-                str(out), tmpdir=tmp_path)
+                str(out), "--force", tmpdir=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert data.stat().st_size == 4 << 20
     stats = the_stats(out)
@@ -150,7 +234,7 @@ def test_a_created_file_is_recorded_and_never_extended_later(binary, tmp_path):
 def test_the_default_file_is_recreated_only_when_iocpbench_made_it(binary, tmp_path):
     default = tmp_path / "iocpbench-4mib.dat"
     out = tmp_path / "out.json"
-    args = [*FILE_RUN, "--file-size-mib", "4", "--json", str(out)]
+    args = [*FILE_RUN, "--file-size-mib", "4", "--json", str(out), "--force"]  # one results file, reused
     assert call(binary, *args, tmpdir=tmp_path).returncode == 0
     assert default.stat().st_size == 4 << 20 and the_stats(out)["file_created"] is True
     os.truncate(default, 1 << 20)  # ours, of the wrong size: iocpbench may recreate it
@@ -328,7 +412,7 @@ def test_a_dead_writers_lock_blocks_nothing(binary, tmp_path):
     lock = Path(str(out) + ".lock")
     assert lock.exists(), "the crash left its lock file behind"
     proc = call(binary, "run", "--duration", "0.1", "--warmup", "0", "--pool", "2", "--json",
-                str(out), tmpdir=tmp_path)
+                str(out), "--force", tmpdir=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(out.read_text())["sweep"]["command"] == "run"
     assert not lock.exists()

@@ -9,7 +9,7 @@ from synthetic import make_results, run_tool, write_json
 from iocpbench_analysis.charts import build_charts, mean_shares
 from iocpbench_analysis.load import load_results
 
-KINDS = ("heatmap", "throughput-vs-blocking", "context-switches", "latency", "lifo")
+KINDS = ("heatmap", "throughput-vs-blocking", "context-switches", "latency", "throughput-vs-switches", "lifo")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -32,7 +32,7 @@ def test_all_charts_png_and_svg(tmp_path: Path) -> None:
     _assert_chart_files(out, "laptop", KINDS)
     _assert_chart_files(out, "server", KINDS)
     assert (out / "server-file-emulated-w10-sleep-heatmap.svg").exists()
-    assert len(proc.stdout.splitlines()) == 2 * 5 * 3  # (png + svg) x 5 kinds x 3 families
+    assert len(proc.stdout.splitlines()) == 2 * len(KINDS) * 3  # (png + svg) x kinds x 3 families
     assert all(Path(line).exists() for line in proc.stdout.splitlines())
 
 

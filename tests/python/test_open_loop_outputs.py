@@ -63,11 +63,11 @@ def test_report_of_an_open_loop_file(tmp_path: Path) -> None:
     assert "The latency answer:" in table
     # The closed-loop table and answer are not drawn for open-loop points.
     assert "throughput ops/s median [bootstrap 95% CI]" not in page
-    assert "<h3>Which setting</h3>" not in page
+    assert "<h3>Which setting: " not in page
 
 
 def test_closed_loop_report_has_no_open_loop_parts(tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     assert run_tool("report", write_json(tmp_path / "c.json", make_results()), "-o", out).returncode == 0
     page = out.read_text(encoding="utf-8")
-    assert "open loop" not in page.lower() and "<h3>Which setting</h3>" in page
+    assert "open loop" not in page.lower() and "<h3>Which setting: c.json on host-a</h3>" in page

@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 from synthetic import SEMANTICS, make_results, run_tool, write_json
 
+from iocpbench_analysis.answer import answers, fmt_switches
+from iocpbench_analysis.compare import fmt_value
+
 CHROMIUM = "/usr/bin/chromium"
 
 
@@ -34,7 +37,7 @@ def test_report_content(tmp_path: Path) -> None:
         assert text in page, text
     for name in SEMANTICS:
         assert f"<code>{name}</code>" in page
-    assert len(re.findall(r'src="data:image/png;base64,', page)) == 10  # 5 charts x 2 files
+    assert len(re.findall(r'src="data:image/png;base64,', page)) == 12  # 6 charts x 2 files
     # Self-contained: nothing is loaded from elsewhere.
     assert not re.search(r'(src|href)="(https?:)?//', page)
     assert "<script" not in page
@@ -50,7 +53,15 @@ def test_report_opens_with_the_answer(tmp_path: Path) -> None:
     for text in ("recommended", "indistinguishable from the best", "pool N / best", "pool 2N / best",
                  "pool 2N+2 / best", "c=N (2) pool=N (2)"):
         assert text in answer, text
-    assert re.search(r"<td class=\"num\">0\.\d\d \[0\.\d\d, [01]\.\d\d\]</td>", answer)  # ratio [CI]
+    # A rule of thumb: its ratio [CI] and what it costs in context switches.
+    assert re.search(r"<td class=\"num\">0\.\d\d \[0\.\d\d, [01]\.\d\d\]<br><span class=\"small\">"
+                     r"[\d.]+k? cs / 1,000</span></td>", answer)
+    # The recommended setting and the best, each with its throughput and context switches.
+    assert "<th>best</th>" in answer
+    data = make_results(tune=True)
+    for a in answers(data["points"]):
+        for s in (a.recommended, a.best):
+            assert f"{fmt_value(s.median)} ops/s, {fmt_switches(s)} cs / 1,000 completions" in answer
 
 
 def test_report_escapes_file_content(tmp_path: Path) -> None:
@@ -62,22 +73,50 @@ def test_report_escapes_file_content(tmp_path: Path) -> None:
     assert "<script>" not in page and "&lt;script&gt;" in page
 
 
-def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+def _screenshot(html: Path, tmp_path: Path, height: int = 2000) -> bytes:
+    """A PNG of the page in headless Chromium (skips where it is not installed)."""
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         pytest.skip(f"{CHROMIUM} not installed: no headless browser to render the report")
-    html, _ = _report(tmp_path)
-    shot = tmp_path / "report.png"
-    profile = tmp_path / "chromium-profile"
+    shot = tmp_path / f"{html.stem}.png"
+    profile = tmp_path / f"chromium-profile-{html.stem}"
     profile.mkdir()
     proc = subprocess.run(
         [CHROMIUM if Path(CHROMIUM).exists() else "chromium", "--headless", "--no-sandbox",
          "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
-         f"--screenshot={shot}", "--window-size=1280,2000", html.as_uri()],
+         f"--screenshot={shot}", f"--window-size=1280,{height}", html.as_uri()],
         capture_output=True, text=True, timeout=60,
     )
     assert shot.exists(), proc.stderr[-2000:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return data
+
+
+def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+    html, _ = _report(tmp_path)
+    data = _screenshot(html, tmp_path)
     # A blank or error page compresses to a few KB; tables and a chart make far more.
     assert len(data) > 50_000, len(data)
+
+
+def test_busy_marks_and_their_legend_render_in_headless_chromium(tmp_path: Path) -> None:
+    """A report of a busy file beside a one-point file: the busy mark (purple) is drawn on the
+    page's opening, and the legend line that explains it is on the page."""
+    from PIL import Image
+    from test_whole_answer import busy_fixture
+
+    busy, _ = busy_fixture(tmp_path)
+    one = write_json(tmp_path / "one.json", make_results(conc=("N",), pools=("N",), ratios=(0.0,)))
+    out = tmp_path / "busy-report.html"
+    proc = run_tool("report", busy, one, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    page = out.read_text(encoding="utf-8")
+    assert "busy.json on vm, one.json on host-a" in page and '<p class="note legend">' in page
+    data = _screenshot(out, tmp_path, height=1400)
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(data)
+    with Image.open(shot) as img:
+        rgb = img.convert("RGB")
+        purple = sum(1 for r, g, b in rgb.getdata() if r > 130 and g < 40 and b > 130)
+    assert purple > 50, purple  # the .busy mark's colour (#a000a0) is on screen

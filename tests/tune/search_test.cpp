@@ -84,7 +84,9 @@ TEST(Search, WithRefineScreensTheCoarseGridThenTheNeighboursOfItsBest) {
   const Candidate& best = outcome.finalists()[outcome.choice().best];
   EXPECT_EQ(best.concurrency_value, 2u);
   EXPECT_EQ(best.pool_value, 6u);
-  EXPECT_EQ(outcome.rounds(), 6u);
+  // 6 rounds: the first chooses the best, the other 5 are judged.
+  EXPECT_EQ(outcome.final_stages.selection_rounds, 1u);
+  EXPECT_EQ(outcome.rounds(), 5u);
   EXPECT_TRUE(excluded(outcome).empty());
   // Pool N and 2N at concurrency N were measured (pool 2N+2 = 6 is the best itself).
   const std::vector<RuleOfThumb> rules = rules_of_thumb(outcome);
