@@ -113,7 +113,19 @@ T finish(std::future<T>& f) {
 }
 
 std::unique_ptr<CompletionPort> port_of(unsigned concurrency) {
-  return make_port(Backend::emulated, {.concurrency = concurrency, .check_invariants = true});
+  return make_port(Backend::emulated,
+                   {.concurrency = concurrency, .check_invariants = true, .list_timeline = true});
+}
+
+// Until `n` threads wait in the port (its list W, from the port's own lists); false when the
+// bound passes first.
+bool await_waiters(CompletionPort& port, std::uint32_t n) {
+  const auto bound = std::chrono::steady_clock::now() + kStepBound;
+  while (port.list_totals()->now.waiting != n) {
+    if (std::chrono::steady_clock::now() > bound) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
 }
 
 // `actor` ends up released with a slot and nothing to do (a GQCS(0) that timed out: 3c).
@@ -186,9 +198,9 @@ TEST(ScriptedFeed, ABlockReleasesTheNewestWaiterWhileTheWatcherSleeps) {
   auto older_got = async_remove(older, *port, kLong);
   ASSERT_TRUE(feed.await_sleepers(1));
   auto newer_got = async_remove(newer, *port, kLong);
+  ASSERT_TRUE(await_waiters(*port, 2)) << "the newer waiter did not reach the port";
   hold_a_slot(r, *port);
-  std::this_thread::sleep_for(50ms);  // the newer waiter is in W (its futex), not on the feed
-  EXPECT_EQ(feed.sleepers(), 1u);
+  EXPECT_EQ(feed.sleepers(), 1u) << "the newer waiter waits on its futex, not on the feed";
   feed.complete(7);
   auto blocked = r.run([&] {
     BlockingRegion region;

@@ -171,8 +171,11 @@ TEST(MetricSense, BlockingRaisesSwitchesAndAchievedRatioTracksB) {
     }
   }
   EXPECT_GT(median3(switches_some), median3(switches_none));
-  EXPECT_GT(median3(switches_some), 0.5) << "every completion sleeps once";
-  EXPECT_GT(median3(switches_most), 0.5);
+  // Not "b = 0.1 sleeps once per completion": its 22 us sleeps are sized less the sleeps' learnt
+  // overshoot (engine/block_control.hpp), and beside another test on 2 CPUs the wake-up alone
+  // can take that long, so many are rightly skipped (0.41 switches per completion in one CI run).
+  // 1.8 ms sleeps are never skipped.
+  EXPECT_GT(median3(switches_most), 0.5) << "every completion sleeps once";
   EXPECT_EQ(median3(ratio_none), 0);
   EXPECT_GT(median3(ratio_some), 0.05);
   EXPECT_GT(median3(ratio_most), 0.6);
