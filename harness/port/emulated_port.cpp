@@ -52,19 +52,44 @@ class WakeList {
       overflow_.push_back(word);
     }
   }
-  // The watcher waits on the feed, not on its word: it is woken through the feed.
-  void add_feed_interrupt(IoFeed* feed) { interrupt_ = feed; }
+  // The watcher waits on the feed, not on its word: it is woken through the feed. Under the
+  // port's lock; `users` is the port's count of threads about to call the feed without it.
+  void add_feed_interrupt(IoFeed* feed, std::atomic<unsigned>& users) {
+    hold(users);
+    interrupt_ = feed;
+  }
   void drop_feed_interrupt() { interrupt_ = nullptr; }
   // A harvest may leave kernel entries (resubmissions) to make without the lock.
-  void add_feed_flush(IoFeed* feed) { flush_ = feed; }
+  void add_feed_flush(IoFeed* feed, std::atomic<unsigned>& users) {
+    hold(users);
+    flush_ = feed;
+  }
   void wake_all() {
     for (std::size_t i = 0; i < inline_count_; ++i) platform::futex_wake_one(*inline_[i]);
     for (auto* word : overflow_) platform::futex_wake_one(*word);
     if (interrupt_ != nullptr) interrupt_->interrupt();
     if (flush_ != nullptr) flush_->flush();  // after the wake-ups: they are the latency
+    interrupt_ = flush_ = nullptr;
+    release();
   }
+  ~WakeList() { release(); }
 
  private:
+  // Counted under the lock, so a detach (which takes the lock, then waits for the count) waits
+  // for this list's calls to the feed. Only lists that carry a feed count: the post workload's
+  // hot path touches no shared counter.
+  void hold(std::atomic<unsigned>& users) {
+    if (users_ != nullptr) return;
+    users_ = &users;
+    users.fetch_add(1, std::memory_order_relaxed);
+  }
+  void release() {
+    if (users_ == nullptr) return;
+    users_->fetch_sub(1, std::memory_order_release);
+    users_ = nullptr;
+  }
+
+  std::atomic<unsigned>* users_ = nullptr;
   IoFeed* interrupt_ = nullptr;
   IoFeed* flush_ = nullptr;
   std::array<std::atomic<std::uint32_t>*, 16> inline_{};
@@ -144,34 +169,29 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   void thread_resumes();
 
  private:
-  // A use of the feed without the port's lock (poll, flush, wait, interrupt) is counted from
-  // before the lock is taken until after the call, so that detaching the feed waits until no
-  // thread is inside one. Never held across a futex sleep (a detach would wait for it).
+  // Calls to the feed without the port's lock are counted in feed_users_, so that detaching
+  // the feed (attach_feed(nullptr): under the lock, then a wait for the count) waits until no
+  // thread is inside one: the watcher's whole watch (FeedUse), a WakeList's interrupt and flush
+  // (counted under the lock), and poll_feed(). Never across a futex sleep.
   class FeedUse {
    public:
-    explicit FeedUse(EmulatedPortCore& core) : core_(core) { acquire(); }
-    ~FeedUse() { release(); }
+    explicit FeedUse(EmulatedPortCore& core) : core_(core) {
+      core_.feed_users_.fetch_add(1, std::memory_order_seq_cst);
+    }
+    ~FeedUse() { core_.feed_users_.fetch_sub(1, std::memory_order_release); }
     FeedUse(const FeedUse&) = delete;
     FeedUse& operator=(const FeedUse&) = delete;
-    void acquire() {
-      if (held_) return;
-      core_.feed_users_.fetch_add(1, std::memory_order_seq_cst);
-      held_ = true;
-    }
-    void release() {
-      if (!held_) return;
-      core_.feed_users_.fetch_sub(1, std::memory_order_release);
-      held_ = false;
-    }
-    // Before the lock: what the kernel has ready becomes harvestable (IoFeed::poll).
-    void poll() {
-      if (IoFeed* feed = core_.feed_mirror_.load(std::memory_order_acquire)) feed->poll();
-    }
 
    private:
     EmulatedPortCore& core_;
-    bool held_ = false;
   };
+  // Before the lock: what the kernel has ready becomes harvestable (IoFeed::poll). Without a
+  // feed, one load and nothing more.
+  void poll_feed() {
+    if (feed_mirror_.load(std::memory_order_acquire) == nullptr) return;
+    FeedUse use(*this);  // then the feed again: a detach stores null before it waits for users
+    if (IoFeed* feed = feed_mirror_.load(std::memory_order_seq_cst)) feed->poll();
+  }
 
   // Gated increments (3b, a handoff) happen only while C < M; unconditional ones (a timeout,
   // a resume: 3c, 4, 6) may take C over M, which is the over-limit window.
@@ -254,8 +274,8 @@ class EmulatedPortCore : public std::enable_shared_from_this<EmulatedPortCore> {
   // the first) the second could take, leaving the first asleep with its packet. The sleeper
   // appoints the successor itself as it leaves (watch()). Reading the feed is not held back.
   bool feed_sleeper_ = false;
-  std::atomic<IoFeed*> feed_mirror_{nullptr};  // feed_, for FeedUse::poll before the lock
-  std::atomic<unsigned> feed_users_{0};         // FeedUse
+  std::atomic<IoFeed*> feed_mirror_{nullptr};  // feed_, for poll_feed() before the lock
+  std::atomic<unsigned> feed_users_{0};         // FeedUse, WakeList
   // A completion would find a waiter and nobody watches: the feed's next submit starts one
   // (written under the lock, read by feed_submitted() without it).
   std::atomic<bool> unwatched_{false};
@@ -411,7 +431,7 @@ void EmulatedPortCore::wake_waiter(Waiter& waiter, WakeList& wake) {
   stamp_handoff(waiter);
   waiter.ready.store(1, std::memory_order_release);
   if (watching) {
-    wake.add_feed_interrupt(feed_);
+    wake.add_feed_interrupt(feed_, feed_users_);
   } else {
     wake.add(&waiter.ready);
   }
@@ -445,7 +465,7 @@ void EmulatedPortCore::absorb(WakeList& wake) {
     for (std::size_t i = 0; i < n; ++i) insert_locked(batch[i], wake);
     if (n < batch.size()) break;
   }
-  wake.add_feed_flush(feed_);
+  wake.add_feed_flush(feed_, feed_users_);
 }
 
 // One waiter watches the feed while a completion would be handed to a waiter. The newest is
@@ -467,8 +487,7 @@ void EmulatedPortCore::rewatch(WakeList& wake) {
 }
 
 bool EmulatedPortCore::post(const Packet& packet) {
-  FeedUse use(*this);
-  use.poll();
+  poll_feed();
   std::unique_lock lock(mutex_);
   if (closed_) return false;
   if (feed_ != nullptr) {  // the watcher is woken through the feed, and may need a successor
@@ -509,8 +528,7 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   filled = 0;
   Association& self = this_thread_association();
   if (self.core.get() != this && !rules_.closed_check_first) self.leave();  // the D1 mutant
-  FeedUse use(*this);
-  use.poll();
+  poll_feed();
   WakeList wake;  // woken at every return below, once the lock is dropped
   std::unique_lock lock(mutex_);
   if (closed_) return RemoveStatus::invalid_handle;  // D1: the old association stays as it was
@@ -546,7 +564,6 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   waiter.capacity = capacity;
   const bool watching = begin_wait(waiter, self);
   done(RemoveStatus::ok);
-  use.release();  // not held across the wait: a detach would wait for it
   if (!wait_for_packet(waiter, self, timeout, watching, lock)) return RemoveStatus::timeout;
 
   if (waiter.status == RemoveStatus::abandoned) {
@@ -561,8 +578,7 @@ RemoveStatus EmulatedPortCore::remove(Packet* out, std::size_t capacity, std::si
   }
   self.state = ThreadState::released;
   if (capacity > 1) {  // 7: a batch also takes what is already queued, on the same slot
-    use.acquire();
-    use.poll();
+    poll_feed();
     WakeList more_wake;
     lock.lock();
     absorb(more_wake);  // what completed meanwhile is queued, as the kernel would have it
@@ -684,7 +700,6 @@ void EmulatedPortCore::count_timed_out(Association& self) {
 }
 
 void EmulatedPortCore::close() {
-  FeedUse use(*this);  // the watcher is woken through the feed
   WakeList wake;
   {
     std::lock_guard lock(mutex_);
@@ -768,7 +783,7 @@ bool EmulatedPortCore::attach_feed(IoFeed* feed) {
       watcher_ = nullptr;
     }
     feed_ = feed;
-    feed_mirror_.store(feed, std::memory_order_release);
+    feed_mirror_.store(feed, std::memory_order_seq_cst);
     unwatched_.store(false, std::memory_order_relaxed);
     rewatch(wake);
   }
@@ -792,8 +807,7 @@ void EmulatedPortCore::feed_submitted() {
 
 // depth() and counters() see a completed I/O as the queued packet it is: the feed is read first.
 std::size_t EmulatedPortCore::depth() {
-  FeedUse use(*this);
-  use.poll();
+  poll_feed();
   WakeList wake;
   std::size_t queued = 0;
   {
@@ -807,8 +821,7 @@ std::size_t EmulatedPortCore::depth() {
 }
 
 PortCounters EmulatedPortCore::counters() {
-  FeedUse use(*this);
-  use.poll();
+  poll_feed();
   WakeList wake;
   PortCounters snapshot;
   {
@@ -843,8 +856,7 @@ std::vector<ListEvent> EmulatedPortCore::list_events(bool& cut) const {
 }
 
 void EmulatedPortCore::thread_stops_counting(StopReason reason, unsigned slots) {
-  FeedUse use(*this);
-  use.poll();
+  poll_feed();
   WakeList wake;
   {
     std::lock_guard lock(mutex_);

@@ -145,6 +145,16 @@ def make_results(
     return data
 
 
+def scale_pool(data: dict[str, Any], pool: str, factor: float) -> None:
+    """Multiplies the throughput of every point whose pool spec is `pool` (its runs and its
+    summary's median) by `factor`, in place."""
+    for p in data["points"]:
+        if p["pool"]["spec"] == pool:
+            for r in p["runs"]:
+                r["throughput_ops_per_s"] *= factor
+            p["summary"]["throughput_ops_per_s"]["median"] *= factor
+
+
 def write_json(path: Path, data: Any) -> Path:
     path.write_text(json.dumps(data, indent=1), encoding="utf-8")
     return path

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from synthetic import make_results, run_tool, write_json
+from synthetic import make_results, run_tool, scale_pool, write_json
 
 from iocpbench_analysis import answer, grid
 
@@ -15,17 +15,9 @@ def _family(data: dict[str, Any]) -> grid.Family:
     return grid.families(data["points"])[0]
 
 
-def _scale(data: dict[str, Any], pool: str, factor: float) -> None:
-    for p in data["points"]:
-        if p["pool"]["spec"] == pool:
-            for r in p["runs"]:
-                r["throughput_ops_per_s"] *= factor
-            p["summary"]["throughput_ops_per_s"]["median"] *= factor
-
-
 def test_a_clear_best_stands_alone() -> None:
     data = make_results(conc=("N",), pools=("N", "2N", "2N+2"), ratios=(0.0,))
-    _scale(data, "2N", 1.5)  # 2N is 50% above the rest
+    scale_pool(data, "2N", 1.5)  # 2N is 50% above the rest
     a = answer.answer_for(_family(data), 0.0)
     assert a is not None
     assert a.best.point["pool"]["spec"] == "2N" and a.recommended is a.best
@@ -39,8 +31,8 @@ def test_the_cheapest_of_equals_is_recommended() -> None:
     # The template gives pool p at c=N the throughput 200k / (1 + 0.1 |p - 2|): undo that, so
     # that every pool has the same throughput up to the runs' 2% jitter.
     data = make_results(conc=("N",), pools=("N", "2N", "2N+2"), ratios=(0.0,))
-    _scale(data, "2N", 1.2)
-    _scale(data, "2N+2", 1.4)
+    scale_pool(data, "2N", 1.2)
+    scale_pool(data, "2N+2", 1.4)
     a = answer.answer_for(_family(data), 0.0)
     assert a is not None
     assert len(a.indistinguishable) == 3

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from synthetic import FIXTURES, ROOT, make_results, run_tool, write_json
+from synthetic import FIXTURES, ROOT, make_results, run_tool, scale_pool, write_json
 
 from iocpbench_analysis import answer, charts, grid, machine_load
 from iocpbench_analysis.load import load_results
@@ -22,20 +22,12 @@ QUIET_LOAD = {"busy": False, "reasons": [], "steal_share": 0.0, "others_cpu_shar
               "preempted_by_others_share": 0.02}
 
 
-def _scale(data: dict[str, Any], pool: str, factor: float) -> None:
-    for p in data["points"]:
-        if p["pool"]["spec"] == pool:
-            for r in p["runs"]:
-                r["throughput_ops_per_s"] *= factor
-            p["summary"]["throughput_ops_per_s"]["median"] *= factor
-
-
 def _best_apart_from_recommended() -> dict[str, Any]:
     """One blocking ratio where every pool is within the runs' jitter: the best is 2N+2, the
     recommended the cheapest, pool N (the template's throughput is undone by the scales)."""
     data = make_results(conc=("N",), pools=("N", "2N", "2N+2"), ratios=(0.0,))
-    _scale(data, "2N", 1.2)
-    _scale(data, "2N+2", 1.45)
+    scale_pool(data, "2N", 1.2)
+    scale_pool(data, "2N+2", 1.45)
     return data
 
 
