@@ -9,7 +9,7 @@
 # (shown_within, best, or only not_shown_worse), the best, the number of finalists, the final
 # rounds the noise asked for, the median half-width of their 90% ratio CIs and the median CV of
 # their final rounds, the machine's 1-minute load average at the start), then the tally, e.g.
-# "c=2/p=5: 9 of 10". Each rerun's results file
+# "c=2/p=5: 9 of 10", and the agreement's one-sided 95% lower confidence bound. Each rerun's results file
 # is kept in DIR (default: a new temporary directory). Exit 0 when the modal answer has at least
 # 9 of 10 (90%) of the finished reruns, 1 otherwise, 2 on bad arguments.
 set -euo pipefail
@@ -67,4 +67,17 @@ echo "# tally"
 if [[ ${#answers[@]} -eq 0 ]]; then echo "no rerun finished"; exit 1; fi
 printf '%s\n' "${answers[@]}" | sort | uniq -c | sort -rn | awk -v n=${#answers[@]} '{print $2 ": " $1 " of " n}'
 modal=$(printf '%s\n' "${answers[@]}" | sort | uniq -c | sort -rn | head -1 | awk '{print $1}')
+# How sure the agreement is: the one-sided 95% Clopper-Pearson lower bound on the share of reruns
+# that give the modal answer (the p at which k or more agreements in n would happen 5% of the time).
+python3 - "$modal" "${#answers[@]}" <<'PY'
+import math, sys
+k, n = int(sys.argv[1]), int(sys.argv[2])
+def upper_tail(p: float) -> float:
+    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+low, high = 0.0, 1.0
+for _ in range(60):
+    mid = (low + high) / 2
+    low, high = (low, mid) if upper_tail(mid) > 0.05 else (mid, high)
+print(f"agreement {k} of {n} = {k / n:.2f}, one-sided 95% lower bound {low:.3f} (Clopper-Pearson)")
+PY
 [[ $((modal * 10)) -ge $((${#answers[@]} * 9)) ]]

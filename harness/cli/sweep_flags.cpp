@@ -129,7 +129,11 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
     add("--max-in-flight", f.max_in_flight, kMaxInFlightHelp, "INT", "0");
     add("--grid", f.grid_file, "a JSON file with the grid (keys as in a results file's sweep block)", "FILE", "");
   }
-  command.add_option("-o,--json", f.json, "results file (written atomically after every run)")->type_name("FILE");
+  // tune writes its file once, at the end; a sweep after every run (it can be resumed).
+  command.add_option("-o,--json", f.json,
+                     for_tune ? "results file (written atomically when the search ends)"
+                              : "results file (written atomically after every run)")
+      ->type_name("FILE");
   add_workload_flags(command, f.workload_flags);
   group_options(command, kGroupCommon,
                 {"--workload", "--port", "--concurrency", "--pool", "--blocking", "--duration",

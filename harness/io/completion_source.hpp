@@ -1,9 +1,10 @@
 #pragma once
 // A completion source turns asynchronous I/O completions into completion-port packets, which
-// is what the Windows kernel does for a handle associated with an IOCP. One implementation per
-// OS: completion_source_linux.cpp (io_uring through liburing).
+// is what the Windows kernel does for a handle associated with an IOCP. Linux only
+// (completion_source_linux.cpp, io_uring through liburing): on Windows the kernel queues the
+// packets itself and the workloads use io/overlapped_windows instead.
 //
-// Linux design (measured in ../../workloads/README.md): one completion thread owns the ring and
+// The thread path (measured in harness/workloads/README.md): one completion thread owns the ring and
 // is the only caller of io_uring_enter. Any thread submits an operation by queueing a pointer
 // to it under a short lock; the completion thread turns queued operations into SQEs, submits
 // them and reaps CQEs, posting one packet per completion into the port (context = the IoOp,

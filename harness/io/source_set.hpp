@@ -1,5 +1,5 @@
 #pragma once
-// The completion sources of one workload run (Linux: the rings of completion_source.hpp), so
+// Linux only: the completion sources of one workload run (the rings of completion_source.hpp), so
 // that the file and socket workloads build, route, pump, count and describe them in one place.
 //
 // A shared port gets one source (with its completion thread, or read by the port itself on the
