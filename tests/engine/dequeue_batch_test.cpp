@@ -138,7 +138,9 @@ TEST_P(DequeueBatchOnPort, AStopInsideABatchEndsTheThreadAfterItsOtherPacketsAnd
   EXPECT_EQ(s.batches.removes(), 1u) << "the thread removed once and never again";
   EXPECT_EQ(s.batches.buckets()[4].removes, 1u);
   // The reposted stop and stop()'s own: nobody took either (where the backend can tell).
-  if (const auto depth = b.port->depth()) EXPECT_EQ(*depth, 2u);
+  if (const auto depth = b.port->depth()) {
+    EXPECT_EQ(*depth, 2u);
+  }
 }
 
 // Many threads, batches, a queue still full when stop() posts: every thread takes exactly one
@@ -165,8 +167,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, DequeueBatchOnPort,
                          ::testing::Values(port::Backend::emulated, port::Backend::win32,
                                            port::Backend::condvar, port::Backend::asio,
                                            port::Backend::emulated_fifo_wakeup),
-                         [](const auto& info) {
-                           std::string name(port::to_string(info.param));
+                         [](const auto& backend) {
+                           std::string name(port::to_string(backend.param));
                            for (char& c : name) c = c == '-' ? '_' : c;
                            return name;
                          });

@@ -16,8 +16,12 @@ from iocpbench_analysis.match import dequeue_batch_spec, match_points, point_lab
 
 
 def batched(point: dict[str, Any], spec: str, value: int) -> dict[str, Any]:
+    """The point as the harness writes it with that batch: the field, and the id naming a
+    batch other than 1."""
     q = copy.deepcopy(point)
     q["dequeue_batch"] = {"spec": spec, "value": value}
+    if "id" in q and spec != "1":
+        q["id"] += f"/batch={spec}"
     return q
 
 
@@ -43,7 +47,9 @@ def test_batch_8_does_not_match_batch_1() -> None:
     assert spec_key(one) != spec_key(eight)
     m = match_points([one], [eight])
     assert not m.pairs and m.only_base == [one] and m.only_new == [eight]
-    assert "dequeue_batch=8" in point_label(eight)
+    assert point_label(eight).endswith("/batch=8")  # the harness's id
+    del eight["id"]
+    assert "dequeue_batch=8" in point_label(eight)  # a file without ids: the field
 
 
 def test_an_n_relative_batch_matches_by_its_spec_across_machines() -> None:
