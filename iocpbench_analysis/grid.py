@@ -1,6 +1,10 @@
 """Group a file's points into families that share every axis except concurrency, pool and
 blocking ratio: the three axes the charts and tables lay out.
 
+Points of another dequeue batch (`--dequeue-batch`) form families of their own, titled with
+it ("dequeue batch 8"); batch 1, the default and what files without the field measured, is
+not named.
+
 Open-loop points (those with an `open_loop` key) form families of their own, apart from the
 closed-loop points of the same workload: they have one point per offered load in each
 (concurrency, pool, blocking) cell, which the closed-loop charts and tables are not made for.
@@ -15,9 +19,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .match import is_auto_spec, normalize_spec, params_key
+from .match import dequeue_batch_spec, is_auto_spec, normalize_spec, params_key
 
-FamilyKey = tuple[str, str, str, float, str, str]
+FamilyKey = tuple[str, str, str, float, str, str, str]
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,11 @@ class Family:
     def open_loop(self) -> bool:
         """True for a family of open-loop points (key[5] is their mode, "" when closed)."""
         return bool(self.key[5])
+
+    @property
+    def dequeue_batch(self) -> str:
+        """The family's dequeue batch spec (key[6]): "1" for one packet per remove."""
+        return self.key[6]
 
 
 def is_open_loop(point: dict[str, Any]) -> bool:
@@ -71,6 +80,7 @@ def family_key(point: dict[str, Any]) -> FamilyKey:
         float(point["work_us"]),
         params_key(point.get("workload_params")),
         open_loop_mode(point),
+        dequeue_batch_spec(point),
     )
 
 
@@ -121,12 +131,14 @@ def params_text(params: str) -> str:
 
 
 def _title(key: FamilyKey) -> str:
-    workload, port, kind, work, params, mode = key
+    workload, port, kind, work, params, mode, batch = key
     text = f"{workload} workload, {port} port, work {work:g} us"
     if kind:
         text += f", {kind} blocking"
     if params not in ("", "{}"):
         text += f", {params_text(params)}"
+    if batch != "1":
+        text += f", dequeue batch {batch}"
     if mode:
         text += f"; {mode}"
     return text
@@ -134,6 +146,8 @@ def _title(key: FamilyKey) -> str:
 
 def _base_slug(key: FamilyKey) -> str:
     text = f"{key[0]}-{key[1]}-w{key[3]:g}" + (f"-{key[2]}" if key[2] else "")
+    if key[6] != "1":
+        text += f"-batch{key[6]}"
     if key[5]:  # "open loop, poisson arrivals, ..." -> "open-poisson-..."
         text += "-open-" + key[5].removeprefix("open loop, ").replace(" arrivals", "")
     return _slugify(text)

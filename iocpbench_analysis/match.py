@@ -46,10 +46,12 @@ RUN_LENGTH_FIELDS = frozenset({"duration_s", "warmup_s"})
 # Within an identity field, parts that randomise a point rather than define it (an open-loop
 # point's arrival seed, as the sweep's own seed).
 NON_IDENTITY_SUBFIELDS = {"open_loop": frozenset({"seed"})}
-# What a point without the field was measured with (the harness writes dispatch and metrics
-# on every point, working_set_kib only when one was given; older files lack them): the point
-# id names a dispatch only when it is not shared, a working set only when there is one.
-FIELD_DEFAULTS: dict[str, Any] = {"dispatch": "shared", "metrics": True, "working_set_kib": 0}
+# What a point without the field was measured with (the harness writes dispatch, metrics and
+# dequeue_batch on every point, working_set_kib only when one was given; older files lack
+# them): the point id names a dispatch only when it is not shared, a working set only when
+# there is one, a dequeue batch only when it is not 1 (one packet per remove, as before batches).
+FIELD_DEFAULTS: dict[str, Any] = {"dispatch": "shared", "metrics": True, "working_set_kib": 0,
+                                  "dequeue_batch": "1"}
 
 # The key: (field, canonical JSON of its normalised value) pairs, sorted by field.
 SpecKey = tuple[tuple[str, str], ...]
@@ -162,6 +164,7 @@ NORMALIZERS: dict[str, Any] = {
     "workload_params": lambda params: canonical(_kept_params(params)),
     "concurrency": _spec_text,
     "pool": _spec_text,
+    "dequeue_batch": _spec_text,
     "blocking": _blocking,
 }
 
@@ -190,9 +193,15 @@ def _at_default(name: str, normal: Any) -> bool:
 def spec_key(point: dict[str, Any], *, ignore_port: bool = False) -> SpecKey:
     """The identity of a point across machines, hashable: workload and its params, port,
     dispatch, concurrency and pool specs, blocking ratio and kind, work per completion, working
-    set, metrics, and any field the harness adds later (identity)."""
+    set, dequeue batch, metrics, and any field the harness adds later (identity)."""
     ident = identity(point, ignore_port=ignore_port)
     return tuple((name, json.dumps(ident[name], sort_keys=True, separators=(",", ":"))) for name in sorted(ident))
+
+
+def dequeue_batch_spec(point: dict[str, Any]) -> str:
+    """The dequeue batch a point asked for, as its spec ("8", "N"): "1" for a point without
+    the field (a file written before batches took one packet per remove)."""
+    return str(_normalized("dequeue_batch", point.get("dequeue_batch", FIELD_DEFAULTS["dequeue_batch"])))
 
 
 def _fmt_num(x: float) -> str:

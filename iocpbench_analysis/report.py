@@ -298,6 +298,11 @@ def _rule_cell(s: answer.Setting | None) -> str:
     return f'<td class="num">{E(answer.fmt_ratio(s))}{busy_mark(s.point if s else None)}{cost}</td>'
 
 
+def _batch_text(family: grid.Family) -> str:
+    """", dequeue batch 8" for a family of batched points; nothing for one packet per remove."""
+    return "" if family.dequeue_batch == "1" else f", dequeue batch {family.dequeue_batch}"
+
+
 def _answer_row(a: answer.Answer) -> str:
     rec = a.recommended
     same = ", ".join(E(s.label) for s in a.indistinguishable)
@@ -309,7 +314,7 @@ def _answer_row(a: answer.Answer) -> str:
     note = f"; blocking ratio not within tolerance: {E(off)}" if off else ""
     return ("<tr>"
             f'<td title="{E(a.family.title)}"><b>{E(a.family.workload)}</b><br><span class="small">'
-            f"{E(a.family.key[1])} port, {a.family.key[3]:g} us work</span></td>"
+            f"{E(a.family.key[1])} port, {a.family.key[3]:g} us work{E(_batch_text(a.family))}</span></td>"
             f'<td class="num">{E(blocking)}</td>'
             f"<td{rec_class}>{_setting_cell(rec, True, note)}</td>"
             f"<td>{_setting_cell(a.best, False)}</td>"

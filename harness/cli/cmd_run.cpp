@@ -75,6 +75,7 @@ struct RunOptions {
   std::string json;
   std::string dispatch = to_string(Dispatch::shared);
   std::string working_set_kib = "0";
+  std::string dequeue_batch = "1";
   std::string rate, load, arrivals = core::to_string(core::kDefaultArrivals), max_in_flight = "0",
       seed = "1";
   bool no_metrics = false;
@@ -122,6 +123,7 @@ void add_run_options(CLI::App& command, RunOptions& o) {
                 "concurrency 1, DiskSpd's model; --concurrency does not apply)",
                 "TEXT");
   add_defaulted(command, "--working-set-kib", o.working_set_kib, kWorkingSetHelp, "KIB");
+  add_defaulted(command, "--dequeue-batch", o.dequeue_batch, kDequeueBatchHelp, "COUNT");
   add_defaulted(command, "--rate", o.rate,
                 "open loop: offered completions per second, each request started at its intended "
                 "time and its latency measured from it (default: the closed loop)",
@@ -141,7 +143,7 @@ void add_run_options(CLI::App& command, RunOptions& o) {
                  "--repetitions", "--json", "--force"});
   group_options(command, kGroupAdvanced,
                 {"--blocking-kind", "--work-us", "--warmup", "--dispatch", "--working-set-kib",
-                 "--rate", "--load", "--arrivals", "--max-in-flight", "--seed", "--no-metrics"});
+                 "--dequeue-batch", "--rate", "--load", "--arrivals", "--max-in-flight", "--seed", "--no-metrics"});
 }
 
 // The point the options name, checked (BadInput naming the flag otherwise).
@@ -161,6 +163,11 @@ engine::PointSpec point_from_options(const RunOptions& o) {
   spec.blocking_kind = sweep::parse_blocking_kind_flag(o.blocking_kind, "--blocking-kind");
   spec.work_us = parse_duration_flag(o.work_us, "--work-us", 1e-6);
   spec.working_set_kib = parse_working_set_flag(o.working_set_kib);
+  if (o.dequeue_batch.find(',') != std::string::npos) {
+    throw BadInput{"--dequeue-batch", "run takes one value (lists are for sweep)"};
+  }
+  spec.dequeue_batch = sweep::parse_dequeue_batch_list(o.dequeue_batch, "--dequeue-batch").front();
+  spec.dequeue_batch_value = spec.dequeue_batch.resolve(n);
   spec.duration_s = parse_duration_flag(o.duration, "--duration", 1);
   spec.warmup_s = parse_duration_flag(o.warmup, "--warmup", 1);
   const auto dispatch = parse_dispatch(o.dispatch);
@@ -196,6 +203,15 @@ void print_open_loop(const engine::OpenLoopRecord& o, const engine::RunResult& r
   if (o.held > 0 || o.unissued > 0) std::cout << ", held " << o.held << ", unissued " << o.unissued;
 }
 
+// A batched point's part of a run's line: the batch asked for and the mean taken per remove.
+void print_batch(const engine::PointSpec& spec, const engine::BatchSizes& sizes) {
+  std::cout << ", batch " << spec.dequeue_batch.text << "(" << spec.dequeue_batch_value << ")";
+  if (sizes.removes() > 0) {
+    std::cout << " mean taken " << std::setprecision(2)
+              << static_cast<double>(sizes.packets()) / static_cast<double>(sizes.removes());
+  }
+}
+
 // One run's summary line on stdout, and its warning on stderr when the ratio was not honoured.
 void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool switches_counted) {
   std::ostringstream switches;
@@ -213,6 +229,7 @@ void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool s
     std::cout << " (blocked-only " << *r.blocked_only_ratio << ")";
   }
   std::cout << ", errors " << r.errors;
+  if (spec.dequeue_batch.text != "1") print_batch(spec, r.dequeue_batch.sizes);
   if (r.pool_sizing) {
     const engine::PoolWindowSummary& w = r.pool_sizing->window;
     std::cout << ", threads mean " << std::setprecision(1) << w.mean_threads << " ("

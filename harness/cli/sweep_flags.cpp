@@ -118,6 +118,8 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
         "add repetitions until each point's throughput 95% CI half-width is under PCT percent (default: off)",
         "PCT", "");
     add("--max-repetitions", f.max_repetitions, "cap for --target-ci", "INT", std::to_string(grid.max_repetitions));
+    add("--dequeue-batch", f.dequeue_batch, kDequeueBatchHelp, "COUNT,...",
+        list_text(grid.dequeue_batch, spec_text));
     add("--load", f.load,
         "open-loop offered loads, fractions of each point's capacity in (0, 1] (each run first "
         "measures the point's closed-loop throughput for up to 1 s); latency is then from each "
@@ -140,8 +142,8 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
                  "--repetitions", "--json"});
   group_options(command, kGroupAdvanced,
                 {"--dispatch", "--blocking-kind", "--work-us", "--working-set-kib", "--warmup",
-                 "--seed", "--target-ci", "--max-repetitions", "--load", "--rate", "--arrivals",
-                 "--max-in-flight", "--grid"});
+                 "--seed", "--target-ci", "--max-repetitions", "--dequeue-batch", "--load", "--rate",
+                 "--arrivals", "--max-in-flight", "--grid"});
 }
 
 double parse_number_flag(const std::string& text, const std::string& flag) {
@@ -204,6 +206,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   if (!f.concurrency.empty()) grid.concurrency = sweep::parse_count_list(f.concurrency, true, "--concurrency");
   if (!f.pool.empty()) grid.pool = sweep::parse_pool_list(f.pool, "--pool");
   if (!f.blocking.empty()) grid.blocking = sweep::parse_ratio_list(f.blocking, "--blocking");
+  if (!f.dequeue_batch.empty()) grid.dequeue_batch = sweep::parse_dequeue_batch_list(f.dequeue_batch, "--dequeue-batch");
   if (!f.blocking_kind.empty()) grid.blocking_kind = sweep::parse_blocking_kind_flag(f.blocking_kind, "--blocking-kind");
   if (!f.work_us.empty()) grid.work_us = parse_duration_flag(f.work_us, "--work-us", 1e-6);
   if (!f.working_set_kib.empty()) grid.working_set_kib = parse_working_set_flag(f.working_set_kib);

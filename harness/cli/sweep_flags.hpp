@@ -16,7 +16,7 @@ namespace iocpbench::cli {
 struct SweepFlags {
   std::string workload, port, concurrency, pool, blocking, blocking_kind, work_us, duration,
       warmup, repetitions, seed, json, grid_file, target_ci, max_repetitions, dispatch,
-      working_set_kib, load, rate, arrivals, max_in_flight;
+      working_set_kib, load, rate, arrivals, max_in_flight, dequeue_batch;
   WorkloadFlags workload_flags;
   std::vector<CLI::Option*> grid_options;  // to tell whether any was given
 
@@ -54,6 +54,13 @@ inline constexpr const char* kWorkingSetHelp =
     "KiB (or a size: 64k, 2MiB) of each worker thread's own buffer, one write per 64-byte line "
     "on every packet (so a port's wake-up order shows in the caches; 0: none)";
 std::uint32_t parse_working_set_flag(const std::string& text);
+
+// --dequeue-batch (run, sweep): packets per remove.
+inline constexpr const char* kDequeueBatchHelp =
+    "packets each worker takes per remove, 1 to 1024 or N-relative (N, 2N): above 1 one "
+    "GetQueuedCompletionStatusEx takes up to that many on one concurrency slot (C then limits "
+    "threads, not packets) and the thread handles them in order, so each waits behind the ones "
+    "before it (counted in its queue delay and latency); 1: one packet per remove";
 
 // The results file a command writes (--json, or --resume's file), locked until the lock is
 // dropped: BadInput naming `flag` when the path cannot be written or another iocpbench process

@@ -19,7 +19,8 @@ using workloads::kStopKey;
 
 Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& workload,
            const HandlerSpec& handler, unsigned threads, metrics::RoleRegistry& roles,
-           const std::atomic<int>& phase, std::optional<PoolSizing> sizing)
+           const std::atomic<int>& phase, std::optional<PoolSizing> sizing,
+           unsigned dequeue_batch)
     : ports_(std::move(ports)),
       workload_(workload),
       handler_(handler),
@@ -31,6 +32,7 @@ Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& worklo
       phase_(phase),
       stats_(sizing ? sizing->max_threads : threads),
       sizing_(sizing),
+      dequeue_batch_(dequeue_batch),
       cpu_(platform::logical_cpus()),
       threads_(stats_.size()),
       occupied_(stats_.size(), false),
@@ -40,6 +42,7 @@ Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& worklo
                  sizing->min_threads > sizing->max_threads)) {
     throw std::invalid_argument("a self-sizing pool needs one shared port and 1 <= min <= max");
   }
+  for (WorkerStats& s : stats_) s.batches = BatchSizes(dequeue_batch);  // throws outside 1..1024
 }
 
 Pool::~Pool() {
@@ -196,7 +199,8 @@ struct Pool::WorkerThread {
         sizes(pool.sizing_.has_value()),
         wait(sizes ? port::Timeout{pool.sizing_->idle_timeout_ms} : port::kInfinite),
         timed(pool.handler_.metrics),
-        pumps(pool.ports_.size() > 1 && pool.workload_.pumps(slot)) {
+        pumps(pool.ports_.size() > 1 && pool.workload_.pumps(slot)),
+        batch(pool.dequeue_batch_) {
     context.index = slot;
     // A thread that takes over a slot must not replay its predecessor's random offsets.
     context.rng = 0x9E3779B97F4A7C15ull * (slot + 1 + generation * (pool.size() + 1)) | 1;
@@ -217,6 +221,7 @@ struct Pool::WorkerThread {
   // Per-thread ports where the worker reaps its own ring: take what its port holds, and when
   // it is empty pump the ring (which posts into this port), so no other thread is involved.
   const bool pumps;
+  DequeueBatch batch;  // the packets of the last remove
 };
 
 void Pool::worker(unsigned index, std::uint64_t generation) {
@@ -230,21 +235,26 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
   bool left = false;  // left a self-sizing pool (rather than taking a stop packet)
   WorkingSet working_set(handler_.working_set_kib);
   for (;;) {
-    port::Packet packet;
-    const Next next = take_packet(self, packet);
+    const Next next = take_packets(self);
     if (next == Next::again) continue;
     if (next != Next::handle) {
       left = next == Next::leave;
       break;
     }
-    const std::uint64_t t_done = handle_packet(self, packet, working_set);
-    if (self.sizes) {
-      const std::uint64_t now = t_done != 0 ? t_done : metrics::now_ns();
-      if (cpu_.percent(now) > sizing_->shrink_above_cpu_pct &&
-          !workload_.worker_has_io_pending(index) && try_leave(index, now)) {
-        left = true;
-        break;
-      }
+    // Its own stop packet ends the thread once the batch's other packets are handled: they
+    // were taken from the port, so no other thread will see them.
+    const bool stopped = self.batch.take_stop(self.port, kStopKey, self.stats.stop_packets_reposted);
+    std::uint64_t t_done = 0;
+    for (const port::Packet& packet : self.batch.packets()) {
+      t_done = handle_packet(self, packet, working_set);
+    }
+    if (stopped) {
+      ++self.stats.stop_packets;
+      break;  // never remove again: each thread takes exactly one stop packet
+    }
+    if (self.sizes && leaves_after(self, t_done)) {
+      left = true;
+      break;
     }
   }
   if (board_ != nullptr) board_->at(index, ProgressBoard::kExited);
@@ -253,9 +263,23 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
   if (left) roles_.retire();
 }
 
-Pool::Next Pool::take_packet(WorkerThread& self, port::Packet& packet) {
+bool Pool::leaves_after(WorkerThread& self, std::uint64_t t_done) {
+  const std::uint64_t now = t_done != 0 ? t_done : metrics::now_ns();
+  return cpu_.percent(now) > sizing_->shrink_above_cpu_pct &&
+         !workload_.worker_has_io_pending(self.index) && try_leave(self.index, now);
+}
+
+port::RemoveStatus Pool::remove_counted(WorkerThread& self, port::Timeout timeout) {
+  const port::RemoveStatus status = self.batch.remove(self.port, timeout);
+  if (phase_.load(std::memory_order_relaxed) == kMeasuring) {
+    self.stats.batches.record(self.batch.packets().size());
+  }
+  return status;
+}
+
+Pool::Next Pool::take_packets(WorkerThread& self) {
   if (self.sizes) busy_.fetch_sub(1, std::memory_order_relaxed);
-  port::RemoveStatus status = self.port.remove(packet, self.pumps ? port::Timeout{0} : self.wait);
+  port::RemoveStatus status = remove_counted(self, self.pumps ? port::Timeout{0} : self.wait);
   if (self.sizes) {
     // Richter's thread function, step by step: busy again; if every thread is busy, add one
     // (under the maximum and while CPU use is low); an idle timeout with no I/O of its own
@@ -283,7 +307,7 @@ Pool::Next Pool::take_packet(WorkerThread& self, port::Packet& packet) {
     if (posted > 0) return Next::again;
     if (posted < 0) {
       // Nothing in flight (start-up, drain): wait on the port for a stop packet, briefly.
-      status = self.port.remove(packet, port::Timeout{1});
+      status = remove_counted(self, port::Timeout{1});
     }
     if (status == port::RemoveStatus::timeout) return Next::again;
   }
@@ -291,11 +315,7 @@ Pool::Next Pool::take_packet(WorkerThread& self, port::Packet& packet) {
     ++self.stats.remove_failures;  // the port was closed under us: nothing more will come
     return Next::exit;
   }
-  if (packet.key == kStopKey) {
-    ++self.stats.stop_packets;
-    return Next::exit;  // never remove again: each thread takes exactly one stop packet
-  }
-  return Next::handle;
+  return Next::handle;  // stop packets among them: Pool::worker
 }
 
 std::uint64_t Pool::handle_packet(WorkerThread& self, const port::Packet& packet,
@@ -304,6 +324,9 @@ std::uint64_t Pool::handle_packet(WorkerThread& self, const port::Packet& packet
   // Clock reads per completion: at most two (remove, handler end), none with metrics off
   // and no handler work, none for a packet the workload left out of its latency sample.
   const bool timed_packet = self.timed && workload_.timed(packet);
+  // The packet's handling starts now: for a packet taken in a batch, after the handlers of the
+  // ones before it, so its queue delay (insert -> here) includes its wait behind them in the
+  // thread that took them (engine/dequeue_batch.hpp).
   const std::uint64_t t_remove = timed_packet || self.works ? metrics::now_ns() : 0;
   // Each scheduler sample is taken right after the clock read it pairs with, so the CPU and
   // wait it counts cover the same interval as the wall time (the workload's on_packet and the

@@ -9,6 +9,12 @@
 // removes again, so each thread takes exactly one (with LIFO wake-ups a thread that looped back
 // could otherwise take a second one meant for another, leaving that one blocked forever).
 //
+// A dequeue batch b > 1 (engine/dequeue_batch.hpp): each remove takes up to b packets, handled
+// in order by the thread that took them, each as above. A stop packet inside a batch is the
+// thread's own; it still handles the batch's other packets (those after the stop too), posts any
+// further stop packet back for another thread, and then exits. A self-sizing pool's thread
+// leaves only between batches.
+//
 // A self-sizing pool (PoolSizing, Richter's heuristic; the `auto` pool spec) moves between its
 // minimum and maximum while it runs. Threads live in `max` slots; a slot's WorkerStats and
 // progress-board entry carry on across the threads that occupy it in turn. Every change of size
@@ -31,6 +37,7 @@
 #include "port/completion_port.hpp"
 #include "engine/block_control.hpp"
 #include "engine/cpu_work.hpp"
+#include "engine/dequeue_batch.hpp"
 #include "engine/pool_timeline.hpp"
 #include "engine/watchdog.hpp"
 #include "engine/working_set.hpp"
@@ -62,7 +69,7 @@ struct HandlerSpec {
 
 struct alignas(64) WorkerStats {
   metrics::Histogram latency;      // end-to-end (measured window)
-  metrics::Histogram queue_delay;  // insert -> remove (measured window)
+  metrics::Histogram queue_delay;  // insert -> its handler starts (measured window)
   metrics::Histogram service;      // open loop: issue -> handler done (measured window)
   std::uint64_t completions = 0;   // measured window
   std::uint64_t bytes = 0;
@@ -73,7 +80,9 @@ struct alignas(64) WorkerStats {
   std::uint64_t handled_total = 0;  // counted completions, every phase
   std::uint64_t packets_total = 0;  // every packet but stop packets, every phase
   std::uint64_t stop_packets = 0;
+  std::uint64_t stop_packets_reposted = 0;  // further stop packets in a batch, posted back
   std::uint64_t remove_failures = 0;  // remove() returned abandoned / invalid_handle
+  BatchSizes batches;  // packets per remove (measured window)
 };
 
 class Pool {
@@ -81,9 +90,11 @@ class Pool {
   // `ports`: one port shared by the pool, or one per thread (the per-thread-port model: worker
   // i only ever removes from ports[i], and takes its stop packet there). `sizing`: a
   // self-sizing pool of up to sizing->max_threads (then `threads` is ignored; one shared port).
+  // `dequeue_batch`: packets per remove, 1..kMaxDequeueBatch (1: remove(), one at a time).
   Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& workload,
        const HandlerSpec& handler, unsigned threads, metrics::RoleRegistry& roles,
-       const std::atomic<int>& phase, std::optional<PoolSizing> sizing = std::nullopt);
+       const std::atomic<int>& phase, std::optional<PoolSizing> sizing = std::nullopt,
+       unsigned dequeue_batch = 1);
   ~Pool();
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
@@ -111,8 +122,13 @@ class Pool {
   // What a worker does after a remove.
   enum class Next { handle, again, leave, exit };
   void worker(unsigned index, std::uint64_t generation);
-  // One remove (and pump, and the self-sizing rules that follow it).
-  Next take_packet(WorkerThread& self, port::Packet& packet);
+  // One remove of up to a batch into self.batch (and pump, and the self-sizing rules that
+  // follow it).
+  Next take_packets(WorkerThread& self);
+  // One remove, counted in the window's batch sizes.
+  port::RemoveStatus remove_counted(WorkerThread& self, port::Timeout timeout);
+  // A self-sizing pool's thread, between batches: leaves when CPU use is high (Richter).
+  bool leaves_after(WorkerThread& self, std::uint64_t t_done);
   // The workload's part, the handler and the measurements; returns the handler's end (0 when
   // nothing read the clock).
   std::uint64_t handle_packet(WorkerThread& self, const port::Packet& packet,
@@ -142,6 +158,7 @@ class Pool {
   std::vector<WorkerStats> stats_;
   ProgressBoard* board_ = nullptr;
   std::optional<PoolSizing> sizing_;
+  unsigned dequeue_batch_ = 1;
   metrics::CpuMeter cpu_;
 
   // Guarded by sizing_mutex_: the slots' threads and which hold a thread still in the pool.

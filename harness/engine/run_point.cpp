@@ -18,6 +18,7 @@
 #include "engine/block_control.hpp"
 #include "engine/blocking_io.hpp"
 #include "engine/cpu_work.hpp"
+#include "engine/dequeue_batch.hpp"
 #include "engine/machine_load.hpp"
 #include "engine/switch_attribution.hpp"
 #include "engine/pool.hpp"
@@ -222,6 +223,11 @@ void validate_point(const PointSpec& spec) {
   if (spec.working_set_kib > kMaxWorkingSetKib) {
     throw BadInput{"--working-set-kib", "more than 1048576 KiB (1 GiB) per worker thread"};
   }
+  if (spec.dequeue_batch_value < 1 || spec.dequeue_batch_value > kMaxDequeueBatch) {
+    throw BadInput{"--dequeue-batch", "'" + spec.dequeue_batch.text + "' is " +
+                                          std::to_string(spec.dequeue_batch_value) +
+                                          " packets here: a batch is 1 to 1024 packets per remove"};
+  }
   if (!std::isfinite(spec.duration_s) || spec.duration_s <= 0) {
     throw BadInput{"--duration", "must be a positive number of seconds"};
   }
@@ -381,6 +387,8 @@ WorkerTotals collect_workers(const std::vector<WorkerStats>& stats, RunResult& r
     result.completions_handled_total += w.handled_total;
     result.packets_handled_total += w.packets_total;
     result.stop_packets_taken += w.stop_packets;
+    result.dequeue_batch.sizes += w.batches;
+    result.dequeue_batch.stop_packets_reposted += w.stop_packets_reposted;
     t.per_thread.push_back(w.completions);
   }
   return t;
@@ -438,7 +446,8 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
     sizing = PoolSizing{spec.pool.resolve_min(result.logical_cpus), spec.pool_value,
                         a->grow_below_cpu_pct, a->shrink_above_cpu_pct, a->idle_timeout_ms};
   }
-  Pool pool(ports.all, workload, handler, spec.pool_value, roles, phase, sizing);
+  Pool pool(ports.all, workload, handler, spec.pool_value, roles, phase, sizing,
+            spec.dequeue_batch_value);
   pool.set_progress_board(&board);
   PhaseGuard guard{phase};
   pool.start();
@@ -629,6 +638,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   RunResult result;
   result.repetition = repetition;
   result.logical_cpus = platform::logical_cpus();
+  result.dequeue_batch.sizes = BatchSizes(spec.dequeue_batch_value);  // the workers' counts add up
   FileCloser blocking_file;
   const HandlerSpec handler = prepare_handler(spec, blocking_file);
   check_calibration(spec, handler, result);

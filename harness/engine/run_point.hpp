@@ -49,6 +49,10 @@ struct PointSpec {
   // shared: one port for the pool. per-thread: DiskSpd's model, each worker its own port with
   // concurrency 1 (the concurrency axis does not apply; its spec is recorded as "1").
   Dispatch dispatch = Dispatch::shared;
+  // Packets per remove (engine/dequeue_batch.hpp): 1 is one GetQueuedCompletionStatus per
+  // packet; above it GetQueuedCompletionStatusEx, up to b packets on one concurrency slot.
+  core::CountSpec dequeue_batch{"1", 0, 1};
+  unsigned dequeue_batch_value = 1;  // dequeue_batch.resolve(N)
   // false: no per-completion clock reads or histograms (P6: what the metrics cost).
   bool metrics = true;
   // Open-loop arrivals at a rate, or at a share of the point's capacity measured first in a

@@ -14,6 +14,7 @@
 #include "core/kinds.hpp"
 #include "core/arrivals.hpp"
 #include "engine/block_control.hpp"
+#include "engine/dequeue_batch.hpp"
 #include "engine/machine_load.hpp"
 #include "engine/port_lists.hpp"
 #include "engine/pool_timeline.hpp"
@@ -94,6 +95,12 @@ struct OpenLoopRecord {
   bool generator_bound() const { return !generator_bound_because.empty(); }
 };
 
+// The dequeue batch asked for and what the removes took (runs[].dequeue_batch).
+struct DequeueBatchRecord {
+  BatchSizes sizes;  // the measured window's removes that took packets; requested(): b
+  std::uint64_t stop_packets_reposted = 0;  // the whole run (engine/pool.hpp)
+};
+
 struct RunResult {
   unsigned repetition = 0;
   double seconds = 0;  // the measured window
@@ -108,7 +115,7 @@ struct RunResult {
   unsigned unsampled_threads = 0;
   unsigned logical_cpus = 0;
   metrics::Percentiles latency;      // end-to-end
-  metrics::Percentiles queue_delay;  // insert -> remove
+  metrics::Percentiles queue_delay;  // insert -> its handler starts (the remove, unless batched)
   std::string latency_source;        // what end-to-end means for this workload
   PortCounterDelta port_counters;
   // The port's lists over the window (engine/port_lists.hpp), or why there are none.
@@ -138,6 +145,7 @@ struct RunResult {
   bool drained = true;
   bool interrupted = false;
   std::optional<OpenLoopRecord> open_loop;  // open-loop arrivals only
+  DequeueBatchRecord dequeue_batch;
   MachineLoadRecord machine_load;  // what else used the CPUs in the window (engine/machine_load.hpp)
 };
 

@@ -35,7 +35,8 @@ inline constexpr const char* kFailures = "failures";
 // The spec keys of a point, in the order point_result() writes them.
 inline constexpr const char* kSpecKeys[] = {
     "workload", "workload_params", "port", "dispatch", "metrics", "concurrency", "pool",
-    "blocking", "work_us", "working_set_kib", "open_loop", "duration_s", "warmup_s"};
+    "blocking", "work_us", "working_set_kib", "open_loop", "duration_s", "warmup_s",
+    "dequeue_batch"};
 
 // A run, and a failed run.
 inline constexpr const char* kRepetition = "repetition";

@@ -9,6 +9,7 @@
 #include "engine/workload_params.hpp"
 #include "metrics/usage.hpp"
 #include "platform/platform.hpp"
+#include "results/dequeue_batch_json.hpp"
 #include "results/json_null.hpp"
 #include "results/keys.hpp"
 #include "results/run_blocks.hpp"
@@ -186,6 +187,7 @@ RunRecord run_record(const RunResult& r) {
       {"machine_load", machine_load_json(r.machine_load)},
   };
   if (r.pool_sizing) run["pool_sizing"] = pool_sizing_json(*r.pool_sizing);
+  run["dequeue_batch"] = dequeue_batch_json(r.dequeue_batch);
   if (r.open_loop) run["open_loop"] = open_loop_json(*r.open_loop);
   run["port_lists"] = r.port_lists ? port_lists_json(*r.port_lists) : nlohmann::json(nullptr);
   if (!r.port_lists) run["port_lists_unavailable_because"] = r.port_lists_unavailable_because;
@@ -208,6 +210,7 @@ PointResult point_result(const PointSpec& spec, const std::vector<RunResult>& ru
                 {"work_us", spec.work_us},
                 {"duration_s", spec.duration_s},
                 {"warmup_s", spec.warmup_s}};
+  point.spec["dequeue_batch"] = {{"spec", spec.dequeue_batch.text}, {"value", spec.dequeue_batch_value}};
   // Only when given: results without a working set read as before.
   if (spec.working_set_kib > 0) point.spec["working_set_kib"] = spec.working_set_kib;
   // Only for open-loop points: closed-loop results read as before.

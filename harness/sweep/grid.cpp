@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "engine/dequeue_batch.hpp"
 #include "engine/workload_params.hpp"
 
 namespace iocpbench::sweep {
@@ -70,6 +71,16 @@ std::vector<core::CountSpec> parse_count_list(const std::string& text, bool allo
     out.push_back(*spec);
   }
   if (out.empty()) throw BadInput{flag, "empty list"};
+  return out;
+}
+
+std::vector<core::CountSpec> parse_dequeue_batch_list(const std::string& text, const std::string& flag) {
+  std::vector<core::CountSpec> out = parse_count_list(text, false, flag);
+  for (const core::CountSpec& spec : out) {
+    if (spec.multiplier == 0 && spec.offset > static_cast<long>(engine::kMaxDequeueBatch)) {
+      throw BadInput{flag, "'" + spec.text + "': more than 1024 packets per remove"};
+    }
+  }
   return out;
 }
 
@@ -221,9 +232,13 @@ std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
             point.duration_s = grid.duration_s;
             point.warmup_s = grid.warmup_s;
             point.dispatch = dispatch;
-            for (const engine::OpenLoopSpec& arrivals : open_loop_settings(grid)) {
-              point.open_loop = arrivals;
-              points.push_back(point);
+            for (const core::CountSpec& q : grid.dequeue_batch) {
+              point.dequeue_batch = q;
+              point.dequeue_batch_value = q.resolve(logical_cpus);
+              for (const engine::OpenLoopSpec& arrivals : open_loop_settings(grid)) {
+                point.open_loop = arrivals;
+                points.push_back(point);
+              }
             }
           }
         }
@@ -242,6 +257,9 @@ std::string point_id(const engine::PointSpec& point) {
   // Shared-port ids stay as they were (results files from before the field resume as before).
   if (point.dispatch != Dispatch::shared) id << "/d=" << to_string(point.dispatch);
   if (point.working_set_kib > 0) id << "/ws=" << point.working_set_kib;
+  // A batch of 1 (the pool's one-packet path) is not named: ids from before batches stay as
+  // they were. Before the completion path, which --resume's upgrade cuts from the end.
+  if (point.dequeue_batch.text != "1") id << "/batch=" << point.dequeue_batch.text;
   id << completion_path_id_suffix(point.workload, point.workload_params);
   // Open loop only: closed-loop ids stay as they were.
   const engine::OpenLoopSpec& o = point.open_loop;
@@ -278,6 +296,11 @@ nlohmann::json grid_to_json(const Grid& grid) {
     for (auto d : grid.dispatch) j["dispatch"].push_back(to_string(d));
   }
   j["blocking"] = grid.blocking;
+  // Only when not the default: a grid without batches reads as before (--resume compares).
+  if (grid.dequeue_batch.size() != 1 || grid.dequeue_batch.front().text != "1") {
+    j["dequeue_batch"] = nlohmann::json::array();
+    for (const auto& q : grid.dequeue_batch) j["dequeue_batch"].push_back(q.text);
+  }
   // Open-loop keys only when the grid has loads or rates (closed-loop grids read as before).
   if (!grid.loads.empty()) j["load"] = grid.loads;
   if (!grid.rates.empty()) j["rate"] = grid.rates;
@@ -316,6 +339,7 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
     if (j.contains("dispatch")) grid.dispatch = parse_dispatch_list(list_text("dispatch"), flag);
     if (j.contains("pool")) grid.pool = parse_pool_list(list_text("pool"), flag);
     if (j.contains("blocking")) grid.blocking = parse_ratio_list(list_text("blocking"), flag);
+    if (j.contains("dequeue_batch")) grid.dequeue_batch = parse_dequeue_batch_list(list_text("dequeue_batch"), flag);
     if (j.contains("load")) grid.loads = parse_load_list(list_text("load"), flag);
     if (j.contains("rate")) grid.rates = parse_rate_list(list_text("rate"), flag);
     if (j.contains("arrivals")) {

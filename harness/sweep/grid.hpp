@@ -28,6 +28,9 @@ struct Grid {
   std::vector<core::CountSpec> concurrency;  // default 0, N, 2N
   std::vector<core::PoolSpec> pool;          // default N, 2N, 2N+2; "auto..." a self-sizing pool
   std::vector<double> blocking{0, 0.25, 0.5, 0.75};
+  // Packets per remove (engine/dequeue_batch.hpp); the default, 1 alone, is the pool's
+  // one-packet path and leaves the point ids and the sweep block as they were.
+  std::vector<core::CountSpec> dequeue_batch{core::CountSpec{"1", 0, 1}};
   // Open-loop offered loads (fractions of each point's closed-loop capacity) or rates
   // (completions/s); both empty: the closed loop only (the default).
   std::vector<double> loads;
@@ -55,6 +58,9 @@ std::vector<core::CountSpec> parse_count_list(const std::string& text, bool allo
                                         const std::string& flag);
 // Pool specs: counts and "auto[:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]]]".
 std::vector<core::PoolSpec> parse_pool_list(const std::string& text, const std::string& flag);
+// --dequeue-batch: counts from 1 to engine::kMaxDequeueBatch, or N-relative (checked against
+// the maximum on this machine by engine::validate_point).
+std::vector<core::CountSpec> parse_dequeue_batch_list(const std::string& text, const std::string& flag);
 std::vector<double> parse_ratio_list(const std::string& text, const std::string& flag);
 // --load: fractions in (0, 1]; --rate: positive numbers (completions per second).
 std::vector<double> parse_load_list(const std::string& text, const std::string& flag);
@@ -68,7 +74,8 @@ BlockingKind parse_blocking_kind_flag(const std::string& text, const std::string
 // Every point of the grid on a machine with `logical_cpus` CPUs, in a stable order.
 std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus);
 
-// The identity of a point across machines: workload, port, specs, ratio, kind, work.
+// The identity of a point across machines: workload, port, specs, ratio, kind, work (and the
+// dispatch, working set, dequeue batch, completion path and open loop where not the default).
 std::string point_id(const engine::PointSpec& point);
 // The id's last part, its completion path: "/cp=PATH" for a file or socket point whose
 // workload_params name a path other than the default, else empty (the default's ids stay short;

@@ -105,6 +105,16 @@ CASES: list[tuple[list[str], str]] = [
     ([*SWEEP, "--duration", "3fortnights"], "--duration"),
     ([*SWEEP, "--working-set-kib", "1x"], "--working-set-kib"),
     (["tune", "--workload", "post", "--blocking", "0", "--duration", "3fortnights"], "--duration"),
+    # --dequeue-batch: 1 to 1024 packets per remove, one value for run, a list for sweep.
+    ([*RUN, "--dequeue-batch", "0"], "--dequeue-batch"),
+    ([*RUN, "--dequeue-batch", "1025"], "--dequeue-batch"),
+    ([*RUN, "--dequeue-batch", "-8"], "--dequeue-batch"),
+    ([*RUN, "--dequeue-batch", "many"], "--dequeue-batch"),
+    ([*RUN, "--dequeue-batch", "8,16"], "--dequeue-batch"),  # run takes one value
+    ([*RUN, "--dequeue-batch", "64N+1000"], "--dequeue-batch"),  # over 1024 on any machine
+    ([*SWEEP, "--dequeue-batch", "1,0"], "--dequeue-batch"),
+    ([*SWEEP, "--dequeue-batch", "8,2000"], "--dequeue-batch"),
+    ([*SWEEP, "--dequeue-batch", "1,,8"], "--dequeue-batch"),
 ]
 
 

@@ -87,6 +87,54 @@ TEST(Grid, DispatchModelsSideBySideAndRoundTrip) {
   EXPECT_FALSE(parse_workload_kind("disk"));
 }
 
+TEST(Grid, DequeueBatchIsAnAxisNamedInTheIdOnlyAboveOne) {
+  Grid grid = quick_grid();
+  grid.ports = {port::Backend::emulated};
+  grid.workloads = {WorkloadKind::post};
+  const auto unbatched = expand(grid, 2);
+  EXPECT_EQ(grid_to_json(grid).count("dequeue_batch"), 0u) << "the default stays out of the JSON";
+  for (const auto& p : unbatched) {
+    EXPECT_EQ(p.dequeue_batch_value, 1u);
+    EXPECT_EQ(point_id(p).find("/batch="), std::string::npos) << "ids from before batches unchanged";
+  }
+  grid.dequeue_batch = parse_dequeue_batch_list("1, 8, N", "--dequeue-batch");
+  const auto points = expand(grid, 4);
+  ASSERT_EQ(points.size(), 3 * unbatched.size());
+  std::set<std::string> ids;
+  std::set<unsigned> values;
+  for (const auto& p : points) {
+    ids.insert(point_id(p));
+    values.insert(p.dequeue_batch_value);
+    const bool named = point_id(p).find("/batch=" + p.dequeue_batch.text) != std::string::npos;
+    EXPECT_EQ(named, p.dequeue_batch.text != "1") << point_id(p);
+  }
+  EXPECT_EQ(ids.size(), points.size()) << "batches keep points apart";
+  EXPECT_EQ(values, (std::set<unsigned>{1, 4, 8})) << "N resolved on this machine";
+  const Grid back = grid_from_json(grid_to_json(grid), "--grid");
+  ASSERT_EQ(back.dequeue_batch.size(), 3u);
+  EXPECT_EQ(back.dequeue_batch[2].text, "N");
+  EXPECT_EQ(grid_to_json(back), grid_to_json(grid));
+  // A --grid file may give the batches as numbers.
+  nlohmann::json j = grid_to_json(grid);
+  j["dequeue_batch"] = nlohmann::json::array({1, 16});
+  EXPECT_EQ(grid_from_json(j, "--grid").dequeue_batch[1].text, "16");
+}
+
+TEST(Grid, DequeueBatchRefusesZeroAndMoreThanTheMaximum) {
+  for (const char* bad : {"0", "1025", "8,0", "", "x", "-1"}) {
+    try {
+      parse_dequeue_batch_list(bad, "--dequeue-batch");
+      ADD_FAILURE() << "'" << bad << "' accepted";
+    } catch (const BadInput& e) {
+      EXPECT_EQ(e.flag, "--dequeue-batch");
+    }
+  }
+  EXPECT_EQ(parse_dequeue_batch_list("1024", "--dequeue-batch").front().offset, 1024);
+  nlohmann::json j = grid_to_json(quick_grid());
+  j["dequeue_batch"] = nlohmann::json::array({2000});
+  EXPECT_THROW(grid_from_json(j, "--grid"), BadInput);
+}
+
 TEST(Grid, ListsRejectBadItemsNamingTheFlag) {
   try {
     parse_ratio_list("0,1", "--blocking");
