@@ -19,6 +19,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -280,6 +281,18 @@ def make_test_file(directory: Path, mib: int) -> Path:
 
 def iocpbench_ops(program: Path, argv: list[str], out: Path, timeout: float) -> float:
     """Runs `iocpbench run ...`; returns the point's median throughput (ops/s)."""
+    return point_ops(iocpbench_point(program, argv, out, timeout))
+
+
+def point_ops(point: dict) -> float:
+    try:
+        return float(point["summary"]["throughput_ops_per_s"]["median"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BenchFailed("iocpbench run: no throughput in the results file") from exc
+
+
+def iocpbench_point(program: Path, argv: list[str], out: Path, timeout: float) -> dict:
+    """Runs `iocpbench run ...`; returns its results file's one point."""
     cmd = [str(program), "run", *argv, "--json", str(out)]
     out.unlink(missing_ok=True)  # iocpbench refuses to replace a results file (--force; older builds lack it)
     try:
@@ -289,10 +302,21 @@ def iocpbench_ops(program: Path, argv: list[str], out: Path, timeout: float) -> 
     if done.returncode != 0:
         raise BenchFailed(f"iocpbench run: exit {done.returncode}: {done.stderr.strip()[-300:]}")
     try:
-        point = json.loads(out.read_text())["points"][0]
-        return float(point["summary"]["throughput_ops_per_s"]["median"])
+        return json.loads(out.read_text())["points"][0]
     except (OSError, ValueError, KeyError, IndexError) as exc:
         raise BenchFailed("iocpbench run: unreadable results file") from exc
+
+
+def fio_argv_of(point: dict) -> list[str]:
+    """The fio arguments iocpbench wrote for its file point (points[].peer_commands.fio, from
+    harness/results/peer_commands.cpp), so that P4's fio job is the point's own."""
+    line = (point.get("peer_commands") or {}).get("fio")
+    if not isinstance(line, str):
+        raise BenchFailed("iocpbench run: the results file has no peer_commands.fio (an older iocpbench)")
+    argv = shlex.split(line)
+    if not argv or argv[0] != "fio":
+        raise BenchFailed(f"iocpbench run: peer_commands.fio is not a fio command: {line[:120]}")
+    return argv[1:]
 
 
 def fio_iops(argv: list[str], timeout: float) -> float:
@@ -316,7 +340,8 @@ def hook_p4_file_vs_fio(program: Path, args, log) -> None:
     """P4: `iocpbench run --workload file` (4 KiB random O_DIRECT reads, 32 in flight, no work,
     no blocking) against fio --ioengine=io_uring on the same file, alternating pairs; the shared
     port >= 0.8x fio, the per-thread-port model >= 0.9x. Gate on the median of >= 5 pairs,
-    dropping pairs whose fio run is under 0.7x fio's median."""
+    dropping pairs whose fio run is under 0.7x fio's median. The fio job is the one iocpbench
+    writes for the shared-port point (points[].peer_commands.fio), not one built here."""
     text = program_help(program, "run")
     if text is None or "--outstanding" not in text or "--file " not in text:
         not_available("P4", "file workload vs fio", "`iocpbench run --workload file` missing")
@@ -328,31 +353,53 @@ def hook_p4_file_vs_fio(program: Path, args, log) -> None:
           "on the same file (ratio of ops/s)")
     seconds, mib = args.p4_seconds, args.p4_file_mib
     scratch = args.scratch or Path(tempfile.gettempdir())
+    # The targets (docs/targets.md P4), raised from 0.8 / 0.9 with the completion thread gone.
+    models = [("shared port (emulated, C=N, pool 2N) / fio", [], 0.9)]
+    if "--dispatch" in text:
+        models.append(("per-thread ports (pool N, C=1 each) / fio",
+                       ["--dispatch", "per-thread", "--pool", "N"], 0.95))
     with tempfile.TemporaryDirectory(prefix="anchors-", dir=scratch) as tmp:
         path = make_test_file(Path(tmp), mib)
-        out = Path(tmp) / "run.json"
         ours = ["--workload", "file", "--file", str(path), "--block-size", "4096",
                 "--pattern", "random", "--op", "read", "--outstanding", "32", "--work-us", "0",
                 "--blocking", "0", "--duration", f"{seconds:g}", "--warmup", "0.5"]
-        theirs = ["--name=p4", f"--filename={path}", "--ioengine=io_uring", "--direct=1",
-                  "--rw=randread", "--bs=4096", "--iodepth=32", "--numjobs=1",
-                  f"--size={mib}M", "--time_based", f"--runtime={seconds:g}",
-                  "--ramp_time=0.5"]
-        timeout = seconds * 10 + 60
-        # The targets (docs/targets.md P4), raised from 0.8 / 0.9 with the completion thread gone.
-        models = [("shared port (emulated, C=N, pool 2N) / fio", [], 0.9)]
-        if "--dispatch" in text:
-            models.append(("per-thread ports (pool N, C=1 each) / fio",
-                           ["--dispatch", "per-thread", "--pool", "N"], 0.95))
-        # A B (A' ...) per round: fio, then each model, so every model has a fio neighbour.
-        rounds = []
-        for i in range(args.pairs):
-            b = fio_iops(theirs, timeout)
-            ours_ops = [iocpbench_ops(program, ours + extra, out, timeout)
-                        for _, extra, _ in models]
-            rounds.append((b, ours_ops))
-            log(f"  P4 round {i + 1}/{args.pairs}: fio {b:.0f} IOPS, iocpbench "
-                + ", ".join(f"{a:.0f}" for a in ours_ops) + " ops/s")
+        rounds, jobs = p4_rounds(program, args, log, ours, models, Path(tmp) / "run.json")
+        # Context: the per-thread model at pool N submits from N threads; its own fio job (N
+        # jobs of 32/N each) is the like-for-like reading of "same depth" for it (not gated).
+        multi = jobs[1] if len(jobs) > 1 and jobs[1] != jobs[0] else None
+        rates = [fio_iops(multi, p4_timeout(seconds)) for _ in range(3)] if multi else []
+    print_p4(models, rounds)
+    if len(models) == 1:
+        not_available("P4", "per-thread-port model / fio", "`iocpbench run` has no --dispatch flag")
+    if multi and rates:
+        shape = " ".join(a for a in multi if a.startswith(("--numjobs=", "--iodepth=")))
+        print(f"    context: the per-thread point's fio job ({shape}, group) median "
+              f"{statistics.median(rates):.0f} IOPS (3 runs after the pairs; not gated)")
+
+
+def p4_timeout(seconds: float) -> float:
+    return seconds * 10 + 60
+
+
+def p4_rounds(program: Path, args, log, ours: list[str], models: list, out: Path
+              ) -> tuple[list[tuple[float, list[float]]], list[list[str]]]:
+    """A (A' ...) B per round: each model, then fio, so every model has a fio neighbour. fio
+    runs the job of the shared-port point's own results file; each model's job is returned."""
+    timeout = p4_timeout(args.p4_seconds)
+    rounds: list[tuple[float, list[float]]] = []
+    jobs: list[list[str]] = []
+    for i in range(args.pairs):
+        points = [iocpbench_point(program, ours + extra, out, timeout) for _, extra, _ in models]
+        jobs = jobs or [fio_argv_of(point) for point in points]
+        ours_ops = [point_ops(point) for point in points]
+        b = fio_iops(jobs[0], timeout)
+        rounds.append((b, ours_ops))
+        log(f"  P4 round {i + 1}/{args.pairs}: fio {b:.0f} IOPS, iocpbench "
+            + ", ".join(f"{a:.0f}" for a in ours_ops) + " ops/s")
+    return rounds, jobs
+
+
+def print_p4(models: list, rounds: list[tuple[float, list[float]]]) -> None:
     fio_median = statistics.median(b for b, _ in rounds)
     kept = [(b, ours_ops) for b, ours_ops in rounds if b >= 0.7 * fio_median]
     for index, (label, _, goal) in enumerate(models):
@@ -362,23 +409,6 @@ def hook_p4_file_vs_fio(program: Path, args, log) -> None:
               f"median {fmt(med):>8}  max {fmt(max(ratios)):>8}  n={len(ratios)} "
               f"(of {len(rounds)}; fio median {fio_median:.0f} IOPS)  target >= {goal:g}: "
               f"{'met' if med >= goal else 'NOT met'}")
-    if len(models) == 1:
-        not_available("P4", "per-thread-port model / fio", "`iocpbench run` has no --dispatch flag")
-    # Context: the per-thread model at pool N submits from N threads; fio with N jobs of depth
-    # 32/N each is the like-for-like reading of "same depth" for it (not gated).
-    n = os.cpu_count() or 1
-    if len(models) > 1 and n > 1 and 32 % n == 0:
-        with tempfile.TemporaryDirectory(prefix="anchors-", dir=scratch) as tmp:
-            path = make_test_file(Path(tmp), mib)
-            multi = [a if not a.startswith("--filename=") else f"--filename={path}"
-                     for a in theirs if not a.startswith("--iodepth=")
-                     and not a.startswith("--numjobs=")]
-            multi += [f"--iodepth={32 // n}", f"--numjobs={n}", "--group_reporting"]
-            rates = []
-            for _ in range(3):
-                rates.append(fio_iops(multi, timeout))
-        print(f"    context: fio {n} jobs x depth {32 // n} (group) median "
-              f"{statistics.median(rates):.0f} IOPS (3 runs after the pairs; not gated)")
 
 
 def hook_p5_socket_vs_asio(program: Path, args, log) -> None:

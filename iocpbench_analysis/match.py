@@ -39,7 +39,8 @@ LEGACY_COMPLETION_PATH = "thread"
 
 # A point's fields that are not its identity: what was measured and what was derived from the
 # spec (the id is written from the same fields). Every other field is part of the match key.
-NON_IDENTITY_FIELDS = frozenset({"id", "runs", "summary", "blocking_fidelity", "failures"})
+# peer_commands (a file point's fio and DiskSpd lines) is written from the spec and names a path.
+NON_IDENTITY_FIELDS = frozenset({"id", "runs", "summary", "blocking_fidelity", "failures", "peer_commands"})
 # The run length and warm-up: settings of the measurement, checked file against file by
 # compare (a gate refuses files that differ in them) rather than keeping points apart.
 RUN_LENGTH_FIELDS = frozenset({"duration_s", "warmup_s"})

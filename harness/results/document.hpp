@@ -55,6 +55,9 @@ struct PointResult {
   nlohmann::json summary = nlohmann::json::object();  // summarize(): over `runs`
   std::optional<nlohmann::json> blocking_fidelity;    // absent in files from before it
   std::optional<std::vector<RunFailure>> failures;    // present once a run failed
+  // A file point's fio and DiskSpd command lines (results/peer_commands.hpp); absent for other
+  // workloads and in files from before it.
+  std::optional<nlohmann::json> peer_commands;
   nlohmann::json extra = nlohmann::json::object();
 };
 

@@ -32,6 +32,7 @@ inline constexpr const char* kRuns = "runs";
 inline constexpr const char* kSummary = "summary";
 inline constexpr const char* kBlockingFidelity = "blocking_fidelity";
 inline constexpr const char* kFailures = "failures";
+inline constexpr const char* kPeerCommands = "peer_commands";
 // The spec keys of a point, in the order point_result() writes them.
 inline constexpr const char* kSpecKeys[] = {
     "workload", "workload_params", "port", "dispatch", "metrics", "concurrency", "pool",

@@ -88,7 +88,7 @@ SweepBlock sweep_from(const Json& j) {
 }
 
 constexpr const char* kPointKeys[] = {key::kId, key::kRuns, key::kSummary,
-                                      key::kBlockingFidelity, key::kFailures};
+                                      key::kBlockingFidelity, key::kFailures, key::kPeerCommands};
 
 PointResult point_from(const Json& j) {
   PointResult p;
@@ -99,6 +99,7 @@ PointResult point_from(const Json& j) {
   for (const auto& run : j.at(key::kRuns)) p.runs.push_back(RunRecord{run});
   p.summary = j.value(key::kSummary, Json::object());
   p.blocking_fidelity = optional_at<Json>(j, key::kBlockingFidelity);
+  p.peer_commands = optional_at<Json>(j, key::kPeerCommands);
   if (const auto failures = j.find(key::kFailures); failures != j.end()) {
     p.failures.emplace();
     for (const auto& f : *failures) {

@@ -12,6 +12,7 @@
 #include "results/dequeue_batch_json.hpp"
 #include "results/json_null.hpp"
 #include "results/keys.hpp"
+#include "results/peer_commands.hpp"
 #include "results/run_blocks.hpp"
 #include "results/write.hpp"
 
@@ -215,6 +216,7 @@ PointResult point_result(const PointSpec& spec, const std::vector<RunResult>& ru
   if (spec.working_set_kib > 0) point.spec["working_set_kib"] = spec.working_set_kib;
   // Only for open-loop points: closed-loop results read as before.
   if (spec.open_loop.enabled()) point.spec["open_loop"] = open_loop_spec_json(spec.open_loop);
+  if (const auto peers = peer_commands(spec, params)) point.peer_commands = to_json(*peers);
   for (const auto& r : runs) point.runs.push_back(run_record(r));
   summarize(point);
   return point;

@@ -55,6 +55,13 @@ nlohmann::json summarize_runs(const nlohmann::json& runs) {
     summary["pool_mean_threads"] = summary_at(runs, "/pool_sizing/window/mean_threads");
     break;
   }
+  // The file and socket workloads: the I/O depth held (time-weighted over each run's window).
+  const nlohmann::json::json_pointer depth_mean("/workload_stats/inflight_depth/mean");
+  for (const auto& run : runs) {
+    if (!run.contains(depth_mean) || !run.at(depth_mean).is_number()) continue;
+    summary["inflight_depth_mean"] = summary_at(runs, "/workload_stats/inflight_depth/mean");
+    break;
+  }
   // Open loop: the response time's tail (latency_us is from the intended time), the service
   // time's, and what was offered against what was achieved.
   const nlohmann::json::json_pointer open_loop("/open_loop");

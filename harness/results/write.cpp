@@ -46,6 +46,7 @@ nlohmann::json to_json(const PointResult& point) {
   j[key::kRuns] = runs_json(point.runs);
   j[key::kSummary] = point.summary;
   if (point.blocking_fidelity) j[key::kBlockingFidelity] = *point.blocking_fidelity;
+  if (point.peer_commands) j[key::kPeerCommands] = *point.peer_commands;
   if (point.failures) {
     j[key::kFailures] = nlohmann::json::array();
     for (const auto& f : *point.failures) {

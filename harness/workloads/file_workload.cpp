@@ -17,6 +17,12 @@
 // slot at its intended time (issue()), and the worker that handles its completion releases the
 // slot instead of re-issuing it. The slots (the in-flight bound) are --outstanding, or
 // --max-in-flight.
+//
+// The in-flight depth (workload_stats.inflight_depth, workloads/inflight_depth.hpp): a slot's
+// I/O counts from just before it is handed to the transport until a worker takes its
+// completion from the port (on_packet), so a completion waiting in the port's queue still
+// counts and the handler's time does not. I/Os kept out of the port (--skip-port-share) are not
+// counted.
 
 #include <atomic>
 #include <chrono>
@@ -27,6 +33,7 @@
 #include "io/file_io.hpp"
 #include "metrics/clock.hpp"
 #include "io/data_file.hpp"
+#include "workloads/inflight_depth.hpp"
 #include "workloads/transport_env.hpp"
 #include "engine/workload.hpp"
 #include "workloads/workloads.hpp"
@@ -62,6 +69,7 @@ class FileWorkload final : public Workload {
       options.slots = env.open_loop->slots();
     }
     options.outside_port = params_.skip_port_share > 0;
+    if (env.metrics) depth_ = std::make_unique<InflightDepth>(options.slots);
     io_->open(options, transport);
   }
 
@@ -90,6 +98,7 @@ class FileWorkload final : public Workload {
       c.counted = false;
       return c;
     }
+    count_depth(-1, metrics::now_ns());
     c.t_start_ns = d.t_submit_ns;
     if (env_.open_loop != nullptr) {
       c.t_start_ns = env_.open_loop->intended_ns(d.slot);
@@ -153,6 +162,12 @@ class FileWorkload final : public Workload {
     if (io_->outside_port_supported()) {  // the block exists where the flag does
       j["skip_port"] = skip_port_stats(window_s);
     }
+    const char* bound = env_.open_loop != nullptr
+                            ? "the open loop's slots (--max-in-flight, else --outstanding)"
+                            : "--outstanding";
+    put_inflight_depth(
+        j, depth_.get(),
+        {bound, "an I/O handed to the transport and not yet taken from the port by a worker"});
     return j;
   }
 
@@ -204,7 +219,13 @@ class FileWorkload final : public Workload {
     const std::uint64_t offset = next_offset(rng);
     const bool write = next_is_write(rng);
     submitted_.fetch_add(1, std::memory_order_relaxed);
+    count_depth(+1, t_submit_ns);  // before: its completion may be taken at once
     io_->submit(slot, write, offset, t_submit_ns);
+  }
+
+  void count_depth(int delta, std::uint64_t t_ns) {
+    if (!depth_) return;
+    depth_->change(delta, t_ns, env_.phase->load(std::memory_order_relaxed) == kMeasuring);
   }
 
   // One I/O kept out of the port, waited for by this thread. Returns the time it completed.
@@ -242,6 +263,7 @@ class FileWorkload final : public Workload {
   bool written_ = false;  // --op write/mixed: the run writes into the file
   std::uint64_t blocks_ = 0;
   std::unique_ptr<io::FileIo> io_ = io::make_file_io();  // the file, buffers, source(s)
+  std::unique_ptr<InflightDepth> depth_;  // null with metrics off
   std::atomic<std::uint64_t> outstanding_{0};
   std::atomic<std::uint64_t> cursor_{0};
   std::atomic<std::uint64_t> submitted_{0};  // I/Os handed to the transport (the watchdog's view)

@@ -156,7 +156,10 @@ class PostWorkload final : public Workload {
     return {{"mode", mode},
             {"packets_posted", packets_posted()},
             {"outstanding_bound_per_poster", bound_},
-            {"poster_sleeps", sleeps}};
+            {"poster_sleeps", sleeps},
+            {"inflight_depth", nullptr},
+            {"inflight_depth_unavailable_because",
+             "the post workload issues no I/O: its packets are posted straight into the port"}};
   }
 
   std::uint64_t errors() const override {

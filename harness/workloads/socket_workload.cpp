@@ -21,6 +21,11 @@
 // Per-thread dispatch (DiskSpd's model, Linux): connection i belongs to worker i mod S, whose
 // own ring is submitted and reaped by the worker itself into its own port, so a connection's
 // receives and echoes never leave the thread that handles them.
+// The in-flight depth (workload_stats.inflight_depth, workloads/inflight_depth.hpp) counts the
+// server's connections whose I/O is with the transport: a receive armed, or an echo the socket
+// did not take at once (Windows: its send; Linux: the send and the receive linked behind it),
+// from just before it is handed over until a worker takes its packet from the port. Its bound
+// is the connection count: one receive kept armed per connection.
 
 #include <algorithm>
 #include <atomic>
@@ -36,6 +41,7 @@
 #include "metrics/clock.hpp"
 #include "platform/platform.hpp"
 #include "workloads/echo_pattern.hpp"
+#include "workloads/inflight_depth.hpp"
 #include "workloads/transport_env.hpp"
 #include "engine/workload.hpp"
 #include "workloads/workloads.hpp"
@@ -88,13 +94,15 @@ class SocketWorkload final : public Workload {
       c.t_sent.assign(params_.in_flight, 0);
       if (fifo_depth_ > 0) c.fifo = std::make_unique<std::atomic<std::uint32_t>[]>(fifo_depth_);
     }
+    if (env.metrics) depth_ = std::make_unique<InflightDepth>(n);
     io_->open(options, transport);
     open_conns_.store(n);
   }
 
   void start() override {
+    const std::uint64_t now = metrics::now_ns();
     for (std::uint32_t i = 0; i < server_.size(); ++i) {
-      if (!io_->arm_recv(i)) close_conn(i);
+      if (!arm_recv(i, now)) close_conn(i);
     }
     std::promise<std::string> ready;
     auto started = ready.get_future();
@@ -108,6 +116,7 @@ class SocketWorkload final : public Workload {
 
   Completion on_packet(const port::Packet& packet, WorkerContext&) override {
     const io::SocketDone d = io_->done(packet);
+    count_depth(-1, metrics::now_ns());  // every packet ends one connection's I/O
     Completion c;
     c.t_insert_ns = d.t_insert_ns;  // latency: the generator's round trips
     c.bytes = d.bytes;
@@ -117,13 +126,15 @@ class SocketWorkload final : public Workload {
     return c;
   }
 
-  void after_handler(const port::Packet& packet, const Completion& c, std::uint64_t,
+  void after_handler(const port::Packet& packet, const Completion& c, std::uint64_t t_done_ns,
                      WorkerContext&) override {
     const auto conn = static_cast<std::uint32_t>(packet.key);
+    // The depth's clock: the handler's end where the pool read it.
+    const std::uint64_t now = depth_ && t_done_ns == 0 ? metrics::now_ns() : t_done_ns;
     if (!c.counted) {
       // An echo that did not go out at once and now has (whole: re-arm the receive).
       if (!c.error && io_->done(packet).send) {
-        if (!io_->send_complete(conn, c.bytes) || !io_->arm_recv(conn)) close_conn(conn);
+        if (!io_->send_complete(conn, c.bytes) || !arm_recv(conn, now)) close_conn(conn);
         return;
       }
       close_conn(conn);  // end of stream, or a failed receive/send: the connection is done
@@ -133,9 +144,11 @@ class SocketWorkload final : public Workload {
     // messages).
     switch (io_->echo(conn, packet.bytes)) {
       case io::Echo::pending:
+        // Counted after the fact: its packet may be counted first, a moment below 0.
+        count_depth(+1, now);
         return;
       case io::Echo::sent:
-        if (!io_->arm_recv(conn)) close_conn(conn);
+        if (!arm_recv(conn, now)) close_conn(conn);
         return;
       case io::Echo::error:
         server_errors_.fetch_add(1, std::memory_order_relaxed);
@@ -185,6 +198,10 @@ class SocketWorkload final : public Workload {
               {"load_generator",
                {{"design", io_->client_description()},
                 {"priority", *generator_priority_ ? generator_priority_ : "normal (lowering refused)"}}}});
+    put_inflight_depth(j, depth_.get(),
+                       {"--connections (one receive kept armed per connection)",
+                        "a connection whose receive, or echo not sent at once, is with the "
+                        "transport and not yet taken from the port by a worker"});
     return j;
   }
 
@@ -241,6 +258,19 @@ class SocketWorkload final : public Workload {
   }
 
  private:
+  // Arms the receive, counted in flight from just before (its packet may be taken at once).
+  bool arm_recv(std::uint32_t conn, std::uint64_t t_ns) {
+    count_depth(+1, t_ns);
+    if (io_->arm_recv(conn)) return true;
+    count_depth(-1, t_ns);  // refused at once: no packet will come
+    return false;
+  }
+
+  void count_depth(int delta, std::uint64_t t_ns) {
+    if (!depth_) return;
+    depth_->change(delta, t_ns, env_.phase->load(std::memory_order_relaxed) == kMeasuring);
+  }
+
   void close_conn(std::uint32_t conn) {
     if (!server_[conn].closed.exchange(true)) open_conns_.fetch_sub(1, std::memory_order_seq_cst);
   }
@@ -425,6 +455,7 @@ class SocketWorkload final : public Workload {
   std::atomic<std::uint64_t> open_conns_{0};
   std::atomic<std::uint64_t> server_errors_{0};
   std::atomic<std::uint64_t> drain_timeouts_{0};
+  std::unique_ptr<InflightDepth> depth_;  // null with metrics off
 
   std::thread generator_;
   std::atomic<bool> generator_done_{false};

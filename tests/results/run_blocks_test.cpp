@@ -120,5 +120,22 @@ TEST(ErrorDetailJson, NamesEachCause) {
   EXPECT_TRUE(j["drain_timed_out"].get<bool>());
 }
 
+// The point's summary adds the I/O depth held where the runs measured it, and only there.
+TEST(SummarizeRuns, InflightDepthMeanWhereTheRunsHaveIt) {
+  const nlohmann::json with = nlohmann::json::array(
+      {{{"workload_stats", {{"inflight_depth", {{"mean", 3.0}}}}}},
+       {{"workload_stats", {{"inflight_depth", {{"mean", 5.0}}}}}}});
+  const nlohmann::json summary = summarize_runs(with);
+  ASSERT_TRUE(summary.contains("inflight_depth_mean"));
+  EXPECT_EQ(summary["inflight_depth_mean"]["mean"], 4.0);
+  EXPECT_EQ(summary["inflight_depth_mean"]["n"], 2);
+  const nlohmann::json post = nlohmann::json::array(
+      {{{"workload_stats",
+         {{"inflight_depth", nullptr}, {"inflight_depth_unavailable_because", "no I/O"}}}}});
+  EXPECT_FALSE(summarize_runs(post).contains("inflight_depth_mean"));
+  const nlohmann::json old = nlohmann::json::array({nlohmann::json::object()});
+  EXPECT_FALSE(summarize_runs(old).contains("inflight_depth_mean"));
+}
+
 }  // namespace
 }  // namespace iocpbench::results
