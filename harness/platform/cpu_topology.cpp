@@ -164,11 +164,14 @@ std::optional<CpuSet> parse_cpu_list(std::string_view text) {
     text.remove_prefix(std::min(text.size(), range.size() + 1));
     unsigned first = 0, last = 0;
     const char* end = range.data() + range.size();
-    auto [p, ec] = std::from_chars(range.data(), end, first);
-    if (ec != std::errc()) return std::nullopt;
+    auto read = std::from_chars(range.data(), end, first);
     last = first;
-    if (p != end && *p == '-') std::tie(p, ec) = std::from_chars(p + 1, end, last);
-    if (ec != std::errc() || p != end || last < first || last >= kMaxCpuNumber) return std::nullopt;
+    if (read.ec == std::errc() && read.ptr != end && *read.ptr == '-') {
+      read = std::from_chars(read.ptr + 1, end, last);
+    }
+    if (read.ec != std::errc() || read.ptr != end || last < first || last >= kMaxCpuNumber) {
+      return std::nullopt;
+    }
     for (unsigned cpu = first; cpu <= last; ++cpu) cpus.insert(cpu);
   }
   return CpuSet(cpus.begin(), cpus.end());

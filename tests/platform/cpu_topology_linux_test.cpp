@@ -159,7 +159,9 @@ TEST(RealSys, CountsAreConsistentWithWhatTheProcessSees) {
   EXPECT_GE(*t.sockets, 1u);
   EXPECT_GE(*t.physical_cores, *t.sockets);
   EXPECT_LE(*t.physical_cores, *t.logical_cpus);
-  if (t.numa_nodes) EXPECT_GE(*t.numa_nodes, 1u);
+  if (t.numa_nodes) {
+    EXPECT_GE(*t.numa_nodes, 1u);
+  }
   if (t.caches) {
     for (const CacheGroup& c : *t.caches) {
       EXPECT_GE(c.level, 1u);

@@ -111,13 +111,16 @@ TEST(ThisMachine, EveryFieldIsAValueOrNullWithAReason) {
   ASSERT_TRUE(machine.contains("topology")) << machine.dump();
   const nlohmann::json& t = machine.at("topology");
   expect_value_or_reason(t);
-  if (!t.at("physical_cores").is_null()) EXPECT_EQ(machine.at("cores"), t.at("physical_cores"));
+  if (!t.at("physical_cores").is_null()) {
+    EXPECT_EQ(machine.at("cores"), t.at("physical_cores"));
+  }
   if (!t.at("logical_cpus").is_null()) {
     const unsigned logical = t.at("logical_cpus").get<unsigned>();
     EXPECT_GE(logical, 1u);
     EXPECT_GE(logical, logical_cpus());  // the process may be confined to fewer
-    if (!t.at("physical_cores").is_null())
+    if (!t.at("physical_cores").is_null()) {
       EXPECT_LE(t.at("physical_cores").get<unsigned>(), logical);
+    }
     if (!t.at("threads_per_core").is_null()) {
       EXPECT_EQ(t.at("threads_per_core").get<unsigned>() * t.at("physical_cores").get<unsigned>(),
                 logical);
