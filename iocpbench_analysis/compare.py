@@ -298,6 +298,22 @@ SETUP_FIELDS = (
 )
 
 
+# The machine's shape, named when a comparison spans machines (not gated on: files written
+# before the harness recorded a topology have none). Compared only where both files record it.
+TOPOLOGY_FIELDS = ("sockets", "physical_cores", "threads_per_core", "numa_nodes")
+
+
+def topology_differences(base: Results, new: Results) -> list[SetupDifference]:
+    """How two files' machine.topology differ in sockets, cores, SMT and NUMA nodes (a field
+    one file lacks or leaves null is not compared)."""
+    diffs: list[SetupDifference] = []
+    for name in TOPOLOGY_FIELDS:
+        b, n = dig(base.machine, f"topology.{name}"), dig(new.machine, f"topology.{name}")
+        if b is not None and n is not None and b != n:
+            diffs.append(SetupDifference(f"machine.topology.{name}", b, n))
+    return diffs
+
+
 def _points_setting(results: Results, name: str) -> list[Any]:
     """The distinct values of a per-point setting (duration_s) in a file, sorted; empty where
     its points do not record it."""
@@ -609,7 +625,8 @@ def compare_results(
     gate.default_max_detectable(fail_above). A NEW file of BASE's A/B session is judged as
     paired rounds, every NEW file when `paired` (not across machines: that does not gate)."""
     limit = gate.default_max_detectable(fail_above) if max_detectable is None else max_detectable
-    diffs = [setup_differences(base, new) for new in news]
+    diffs = [setup_differences(base, new) + (topology_differences(base, new) if cross_machine else [])
+             for new in news]
     if not cross_machine:
         for new, d in zip(news, diffs):
             if d:

@@ -16,7 +16,7 @@ import html
 import math
 from typing import Any
 
-from . import answer, grid, machine_load, port_lists, report_io_depth, report_open_loop
+from . import answer, grid, machine_load, port_lists, report_io_depth, report_open_loop, topology
 from .charts import SkipChart, build_family_charts, figure_bytes, port_lists_figure
 from .compare import fidelity_problem, fmt_value
 from .load import Results
@@ -82,7 +82,7 @@ def machine_section(res: Results) -> str:
     rows = [
         ("hostname", m.get("hostname")), ("os", m.get("os")), ("kernel", m.get("kernel")),
         ("cpu model", m.get("cpu_model")), ("logical CPUs (N)", m.get("logical_cpus")),
-        ("cores", m.get("cores")), ("memory", _bytes(m.get("memory_bytes"))),
+        ("cores", m.get("cores")), *topology.topology_rows(m), ("memory", _bytes(m.get("memory_bytes"))),
         ("port backend", m.get("backend")), ("Wine", m.get("wine")),
         ("tool", " ".join(str(tool[k]) for k in ("name", "version", "git", "build_type", "compiler") if tool.get(k))
          or None),

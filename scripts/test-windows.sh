@@ -4,8 +4,9 @@
 # every test under Wine (the two benchmark smoke runs included), inside one persistent
 # wineserver (started before ctest, stopped after: ~0.05 s a test instead of ~2.6 s). Then
 # checks that `iocpbench.exe probe` reports the kernel's port under Wine, and `info` the
-# Windows version. Installs MinGW-w64 and Wine when missing. Under Wine the conformance suite
-# skips, with the reason, each known Wine deviation it observes (docs/windows.md).
+# Windows version and the machine's topology (each field a value or null with the reason).
+# Installs MinGW-w64 and Wine when missing. Under Wine the conformance suite skips, with the
+# reason, each known Wine deviation it observes (docs/windows.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -38,12 +39,26 @@ assert info["wine"] is True and info["wine_version"], info
 # The configuration built, read from the build (not CMAKE_BUILD_TYPE, which multi-config
 # generators leave empty).
 assert json.load(open(sys.argv[1]))["tool"]["build_type"] == "Release"
+# The machine's shape: every field present, each a value or null with the reason (Wine may
+# list fewer relations than Windows, and gives no clock but ~MHz).
+topology = info["topology"]
+fields = ("sockets", "physical_cores", "logical_cpus", "threads_per_core", "numa_nodes",
+          "numa_node_cpus", "caches", "cpu_model", "base_mhz", "max_mhz", "current_mhz")
+for name in fields:
+    assert name in topology, (name, topology)
+    assert (topology[name] is None) == (name in topology["unavailable"]), (name, topology)
+assert all(topology["unavailable"].values()), topology
+assert topology["max_mhz"] is None and topology["current_mhz"] is None, topology
+if topology["physical_cores"] is not None:
+    assert info["cores"] == topology["physical_cores"] <= topology["logical_cpus"], topology
 assert probe["backend"] == "win32" and probe["wine"] is True, probe
 semantics = probe["semantics"]
 for name in ("lifo_wakeup", "concurrency_cap", "abandon_on_close"):
     assert semantics[name]["value"] is False and semantics[name]["evidence"], (name, semantics[name])
 assert semantics["fifo_packets"]["value"] is True, semantics["fifo_packets"]
-print(f"info: {info['os_version']}, Wine {info['wine_version']}; "
+print(f"info: {info['os_version']}, Wine {info['wine_version']}, "
+      f"topology {topology['sockets']} socket(s), {topology['physical_cores']} core(s), "
+      f"not told: {sorted(topology['unavailable'])}; "
       "probe: backend win32, wine true, Wine's missing semantics reported false with evidence")
 PY
 

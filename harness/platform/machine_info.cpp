@@ -14,16 +14,18 @@ ToolInfo tool_info() {
 }
 
 nlohmann::json to_json(const MachineInfo& m) {
-  return {{"hostname", m.hostname},
-          {"os", m.os},
-          {"os_version", m.os_version},
-          {"kernel", m.kernel},
-          {"cpu_model", m.cpu_model},
-          {"logical_cpus", m.logical_cpus},
-          {"cores", m.cores},
-          {"memory_bytes", m.memory_bytes},
-          {"wine", m.wine_version.has_value()},
-          {"wine_version", m.wine_version ? nlohmann::json(*m.wine_version) : nlohmann::json()}};
+  nlohmann::json j = {{"hostname", m.hostname},
+                      {"os", m.os},
+                      {"os_version", m.os_version},
+                      {"kernel", m.kernel},
+                      {"cpu_model", m.cpu_model},
+                      {"logical_cpus", m.logical_cpus},
+                      {"cores", m.cores},
+                      {"memory_bytes", m.memory_bytes},
+                      {"wine", m.wine_version.has_value()},
+                      {"wine_version", m.wine_version ? nlohmann::json(*m.wine_version) : nlohmann::json()}};
+  if (m.topology) j["topology"] = to_json(*m.topology);
+  return j;
 }
 
 nlohmann::json to_json(const ToolInfo& t) {

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "platform/cpu_topology.hpp"
+
 namespace iocpbench::platform {
 
 struct MachineInfo {
@@ -15,11 +17,14 @@ struct MachineInfo {
   std::string os;          // "Linux", "Windows"
   std::string os_version;  // distribution or Windows version
   std::string kernel;
-  std::string cpu_model;
-  unsigned logical_cpus = 0;
-  unsigned cores = 0;
+  std::string cpu_model;     // the topology's, "" (Linux) or "unknown" (Windows) without one
+  unsigned logical_cpus = 0;  // the CPUs this process may use: N of the grids
+  unsigned cores = 0;         // the topology's physical cores, else logical_cpus
   std::uint64_t memory_bytes = 0;
   std::optional<std::string> wine_version;  // set when running under Wine
+  // Gathered on this machine; empty when read from a results file (the file's own `topology`
+  // then stays in results::MachineBlock::extra, written back as read).
+  std::optional<CpuTopology> topology;
 };
 
 struct ToolInfo {

@@ -31,6 +31,18 @@ std::string win32_error_text(DWORD code) {
   return out;
 }
 
+std::string registry_string(HKEY root, const char* subkey, const char* value) {
+  char buffer[512];
+  DWORD size = sizeof buffer;
+  if (RegGetValueA(root, subkey, value, RRF_RT_REG_SZ, nullptr, buffer, &size) != ERROR_SUCCESS) {
+    return {};
+  }
+  std::string text(buffer);
+  const auto first = text.find_first_not_of(' ');
+  const auto last = text.find_last_not_of(' ');
+  return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
+}
+
 bool futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected,
                 const Clock::time_point* deadline) noexcept {
   DWORD milliseconds = INFINITE;
