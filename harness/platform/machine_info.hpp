@@ -23,7 +23,7 @@ struct MachineInfo {
   std::uint64_t memory_bytes = 0;
   std::optional<std::string> wine_version;  // set when running under Wine
   // Gathered on this machine; empty when read from a results file (the file's own `topology`
-  // then stays in results::MachineBlock::extra, written back as read).
+  // then stays in results::MachineBlock::topology, written back as read).
   std::optional<CpuTopology> topology;
 };
 

@@ -81,6 +81,9 @@ struct MachineBlock {
   platform::MachineInfo info;
   std::optional<std::string> backend;     // the probed backend
   std::optional<nlohmann::json> probe;    // results/probe_json.hpp
+  // The file's `topology` as read, written back as is: the typed one (info.topology) describes
+  // only the machine that gathers it, and a file read back may come from another machine.
+  std::optional<nlohmann::json> topology;
   nlohmann::json extra = nlohmann::json::object();
 };
 

@@ -48,7 +48,7 @@ platform::ToolInfo tool_from(const Json& j) {
 
 constexpr const char* kMachineKeys[] = {"hostname", "os", "os_version", "kernel", "cpu_model",
                                         "logical_cpus", "cores", "memory_bytes", "wine",
-                                        "wine_version", key::kBackend, key::kProbe};
+                                        "wine_version", "topology", key::kBackend, key::kProbe};
 
 MachineBlock machine_from(const Json& j) {
   MachineBlock m;
@@ -66,6 +66,7 @@ MachineBlock machine_from(const Json& j) {
   }
   m.backend = optional_at<std::string>(j, key::kBackend);
   m.probe = optional_at<Json>(j, key::kProbe);
+  m.topology = optional_at<Json>(j, "topology");
   m.extra = unknown_keys(j, kMachineKeys);
   return m;
 }

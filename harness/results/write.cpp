@@ -71,6 +71,7 @@ nlohmann::json to_json(const MachineBlock& machine) {
   nlohmann::json j = with_extra(machine.extra);
   const nlohmann::json info = platform::to_json(machine.info);  // kept: items() refers to it
   for (const auto& [name, value] : info.items()) j[name] = value;
+  if (machine.topology && !machine.info.topology) j["topology"] = *machine.topology;
   if (machine.backend) j[key::kBackend] = *machine.backend;
   if (machine.probe) j[key::kProbe] = *machine.probe;
   return j;
