@@ -69,7 +69,7 @@ class FileWorkload final : public Workload {
       options.slots = env.open_loop->slots();
     }
     options.outside_port = params_.skip_port_share > 0;
-    if (env.metrics) depth_ = std::make_unique<InflightDepth>(options.slots);
+    if (env.metrics) depth_ = std::make_unique<InflightDepth>(options.slots, metrics::now_ns());
     io_->open(options, transport);
   }
 

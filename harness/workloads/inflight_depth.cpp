@@ -51,11 +51,11 @@ std::vector<DepthBucket> bucket_edges(unsigned bound) {
 
 }  // namespace
 
-InflightDepth::InflightDepth(unsigned requested)
+InflightDepth::InflightDepth(unsigned requested, std::uint64_t start_ns)
     : requested_(requested),
       edges_(bucket_edges(requested)),
       bucket_ns_(std::make_unique<std::atomic<std::uint64_t>[]>(edges_.size())),
-      state_(encode(State{})) {
+      state_(encode(State{false, 0, start_ns})) {
   for (std::size_t i = 0; i < edges_.size(); ++i) bucket_ns_[i].store(0, std::memory_order_relaxed);
 }
 

@@ -46,7 +46,12 @@ class InflightDepth {
   // (0, 1, 2-3, 4-7, ...), the last one ending at the bound.
   static constexpr unsigned kExactUpTo = 64;
 
-  explicit InflightDepth(unsigned requested);
+  // start_ns: a clock reading (metrics::now_ns()) at or before the first change. The state
+  // keeps times modulo 2^43 ns and takes a change that reads more than half that range after
+  // the last one as earlier than it, so the first change must be measured from a real reading,
+  // not from 0: a clock past 2^42 ns (73 minutes after boot, then every other 73 minutes)
+  // would otherwise never start the count.
+  InflightDepth(unsigned requested, std::uint64_t start_ns);
 
   // The depth changes by `delta` (+1: handed to the transport, -1: taken from the port) at
   // t_ns (metrics::now_ns()), from any thread; `measuring`: the caller saw the measured window

@@ -94,7 +94,7 @@ class SocketWorkload final : public Workload {
       c.t_sent.assign(params_.in_flight, 0);
       if (fifo_depth_ > 0) c.fifo = std::make_unique<std::atomic<std::uint32_t>[]>(fifo_depth_);
     }
-    if (env.metrics) depth_ = std::make_unique<InflightDepth>(n);
+    if (env.metrics) depth_ = std::make_unique<InflightDepth>(n, metrics::now_ns());
     io_->open(options, transport);
     open_conns_.store(n);
   }

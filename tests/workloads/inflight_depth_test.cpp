@@ -12,20 +12,20 @@
 namespace iocpbench::workloads {
 namespace {
 
-// Warm-up, a window with known intervals, then stopping.
-void script(InflightDepth& d) {  // d: a bound of 4
-  d.change(+1, 0, false);        // warm-up: not counted
-  d.change(+1, 10, true);        // opens the span at 10 (the interval before it straddles the edge)
-  d.change(-1, 30, true);        // [10, 30) at 2
-  d.change(+1, 40, true);        // [30, 40) at 1
-  d.change(-1, 100, true);       // [40, 100) at 2
-  d.change(-1, 110, true);       // [100, 110) at 1
-  d.change(+1, 150, true);       // [110, 150) at 0
-  d.change(-1, 200, false);      // stopping: the straddling interval is not counted
+// Warm-up, a window with known intervals, then stopping; times from `t0` on.
+void script(InflightDepth& d, std::uint64_t t0 = 0) {  // d: a bound of 4
+  d.change(+1, t0 + 0, false);    // warm-up: not counted
+  d.change(+1, t0 + 10, true);    // opens the span at 10 (the interval before it straddles the edge)
+  d.change(-1, t0 + 30, true);    // [10, 30) at 2
+  d.change(+1, t0 + 40, true);    // [30, 40) at 1
+  d.change(-1, t0 + 100, true);   // [40, 100) at 2
+  d.change(-1, t0 + 110, true);   // [100, 110) at 1
+  d.change(+1, t0 + 150, true);   // [110, 150) at 0
+  d.change(-1, t0 + 200, false);  // stopping: the straddling interval is not counted
 }
 
 TEST(InflightDepth, IntegratesTheWindowOnly) {
-  InflightDepth d(4);
+  InflightDepth d(4, 0);
   script(d);
   const auto s = d.summary();
   ASSERT_TRUE(s.has_value());
@@ -43,8 +43,23 @@ TEST(InflightDepth, IntegratesTheWindowOnly) {
   EXPECT_EQ(s->time_share_by_depth[3].depth_max, 3u);
 }
 
+// The state keeps times modulo 2^43 ns: a clock in the upper half of that range (73 minutes
+// after boot and every other 73 minutes) or past it integrates the same as one near 0.
+TEST(InflightDepth, CountsAtAnyClockReading) {
+  for (const std::uint64_t t0 : {std::uint64_t{1} << 42, (std::uint64_t{1} << 42) + 12345,
+                                 (std::uint64_t{3} << 43) + (std::uint64_t{3} << 41)}) {
+    InflightDepth d(4, t0 - 1000);  // created a microsecond before the first change
+    script(d, t0);
+    const auto s = d.summary();
+    ASSERT_TRUE(s.has_value()) << t0;
+    EXPECT_DOUBLE_EQ(s->span_s, 140e-9) << t0;
+    EXPECT_DOUBLE_EQ(s->mean, (2.0 * 20 + 1 * 10 + 2 * 60 + 1 * 10 + 0 * 40) / 140.0) << t0;
+    EXPECT_EQ(s->changes, 5u) << t0;
+  }
+}
+
 TEST(InflightDepth, AnEarlierClockCountsAsTheLastChange) {
-  InflightDepth d(2);
+  InflightDepth d(2, 0);
   d.change(+1, 100, true);
   d.change(+1, 200, true);  // [100, 200) at 1
   d.change(-1, 150, true);  // read before the last change's swap: no time at 2
@@ -57,7 +72,7 @@ TEST(InflightDepth, AnEarlierClockCountsAsTheLastChange) {
 }
 
 TEST(InflightDepth, AMomentBelowZeroCountsAsZero) {
-  InflightDepth d(1);
+  InflightDepth d(1, 0);
   d.change(-1, 0, true);   // a completion counted before its submission
   d.change(+1, 50, true);  // [0, 50) at -1: depth 0
   d.change(+1, 60, true);  // [50, 60) at 0
@@ -69,7 +84,7 @@ TEST(InflightDepth, AMomentBelowZeroCountsAsZero) {
 }
 
 TEST(InflightDepth, LargeBoundsGetPowerOfTwoBuckets) {
-  const InflightDepth d(100);
+  const InflightDepth d(100, 0);
   const auto b = d.buckets();
   ASSERT_EQ(b.size(), 8u);  // 0, 1, 2-3, 4-7, 8-15, 16-31, 32-63, 64-100
   EXPECT_EQ(b[2].depth_min, 2u);
@@ -81,11 +96,11 @@ TEST(InflightDepth, LargeBoundsGetPowerOfTwoBuckets) {
   EXPECT_EQ(d.bucket_of(5), 3u);
   EXPECT_EQ(d.bucket_of(64), 7u);
   EXPECT_EQ(d.bucket_of(100), 7u);
-  EXPECT_EQ(InflightDepth(64).buckets().size(), 65u);  // up to 64: one per depth
+  EXPECT_EQ(InflightDepth(64, 0).buckets().size(), 65u);  // up to 64: one per depth
 }
 
 TEST(InflightDepth, NothingInTheWindowIsNullWithTheReason) {
-  InflightDepth d(8);
+  InflightDepth d(8, 0);
   d.change(+1, 0, false);
   d.change(-1, 10, false);
   EXPECT_FALSE(d.summary().has_value());
@@ -102,7 +117,7 @@ TEST(InflightDepth, NothingInTheWindowIsNullWithTheReason) {
 }
 
 TEST(InflightDepth, JsonSpellsTheContractNames) {
-  InflightDepth d(4);
+  InflightDepth d(4, 0);
   script(d);
   nlohmann::json stats = nlohmann::json::object();
   put_inflight_depth(stats, &d, {"--outstanding", "an I/O"});
@@ -120,7 +135,7 @@ TEST(InflightDepth, JsonSpellsTheContractNames) {
 // depth returns to 0 and never passes the threads' count.
 TEST(InflightDepth, RacingThreadsKeepTheSumsWhole) {
   constexpr int kThreads = 4, kPairs = 20000;
-  InflightDepth d(kThreads);
+  InflightDepth d(kThreads, 0);
   std::atomic<std::uint64_t> clock{1};
   d.change(+1, clock.fetch_add(1), true);  // open the span at depth 1
   std::vector<std::thread> threads;
