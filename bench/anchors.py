@@ -8,8 +8,8 @@ shared and noisy: only ratios of neighbouring runs mean anything, absolute numbe
     /usr/bin/python3 bench/anchors.py --targets P1,P2 --pairs 7 --min-time 0.5
 
 P1..P3 use the Google Benchmark binary (bench/port_bench.cpp). P4..P7 need `iocpbench run` /
-`sweep`; where the program lacks the workload or flag a target needs, its hook says so and
-prints "not available yet". Standard library only. Exit status: 0 done (whether or not targets
+`sweep`; where a target cannot run here (fio not installed, the Asio echo not built, or a
+--program, such as an older build, without the flag it needs) it prints "skipped" and why. Standard library only. Exit status: 0 done (whether or not targets
 were met: this reports, it does not gate), 2 bad input, 1 a benchmark failed to run.
 """
 
@@ -150,7 +150,7 @@ def median_where_present(entries: list[dict], metric: str) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def p1(binary: Path, args, log) -> None:
+def p1_dispatch(binary: Path, args, log) -> None:
     print("P1  port dispatch, post workload, no work (ratio of items/s; M = N)")
     # The P1 targets: closed loop >= 1.0x condvar and >= 1.5x Asio at every pool; streaming
     # >= 2x Asio at every pool and >= 1.5x condvar at 2N and 2N+2 (1.2x at N, targets.md).
@@ -202,7 +202,7 @@ def p1_limits(binary: Path, args, log, stream_emulated: list[float]) -> None:
             {"v": v / poster} for v in stream_emulated], "v", None)
 
 
-def p2(binary: Path, args, log) -> None:
+def p2_handoff(binary: Path, args, log) -> None:
     print("P2  handoff round trip (post -> waiting thread -> post back) vs raw futex round trip")
     # (a) Within one process: blocks of 64 port and 64 futex round trips alternate, so both see
     # the same load (the robust number on a noisy machine); one ratio per process run.
@@ -224,7 +224,7 @@ def p2(binary: Path, args, log) -> None:
     print_comparisons([c], results)
 
 
-def p3(binary: Path, args, log) -> None:
+def p3_efficient(binary: Path, args, log) -> None:
     print("P3  the most efficient scenario (packets queued, port at its limit, running threads "
           "drain them): context switches per completion")
     names = [f"efficient/{b}" for b in BACKENDS]
@@ -240,8 +240,8 @@ def p3(binary: Path, args, log) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# P4..P7: hooks on the `iocpbench` program. Each checks for the subcommand and flags it needs
-# and prints "not available yet" until they exist.
+# P4..P7: on the `iocpbench` program. Each checks for the subcommand and flags it needs, so an
+# older build given as --program is skipped with the reason rather than failing.
 
 
 def program_help(program: Path, subcommand: str) -> str | None:
@@ -264,8 +264,8 @@ def program_help(program: Path, subcommand: str) -> str | None:
     return help_text(subcommand)
 
 
-def not_available(target: str, what: str, reason: str) -> None:
-    print(f"{target:3} {what}: not available yet ({reason})")
+def skipped(target: str, what: str, reason: str) -> None:
+    print(f"{target:3} {what}: skipped ({reason})")
 
 
 def make_test_file(directory: Path, mib: int) -> Path:
@@ -336,7 +336,7 @@ def fio_iops(argv: list[str], timeout: float) -> float:
         raise BenchFailed("fio: unreadable output") from exc
 
 
-def hook_p4_file_vs_fio(program: Path, args, log) -> None:
+def p4_file_vs_fio(program: Path, args, log) -> None:
     """P4: `iocpbench run --workload file` (4 KiB random O_DIRECT reads, 32 in flight, no work,
     no blocking) against fio --ioengine=io_uring on the same file, alternating pairs; the shared
     port >= 0.8x fio, the per-thread-port model >= 0.9x. Gate on the median of >= 5 pairs,
@@ -344,10 +344,10 @@ def hook_p4_file_vs_fio(program: Path, args, log) -> None:
     writes for the shared-port point (points[].peer_commands.fio), not one built here."""
     text = program_help(program, "run")
     if text is None or "--outstanding" not in text or "--file " not in text:
-        not_available("P4", "file workload vs fio", "`iocpbench run --workload file` missing")
+        skipped("P4", "file workload vs fio", "`iocpbench run --workload file` missing")
         return
     if shutil.which("fio") is None:
-        not_available("P4", "file workload vs fio", "fio is not installed (apt-get install fio)")
+        skipped("P4", "file workload vs fio", "fio is not installed (apt-get install fio)")
         return
     print("P4  file workload (4 KiB random O_DIRECT reads, 32 in flight, no work) vs fio io_uring "
           "on the same file (ratio of ops/s)")
@@ -370,7 +370,7 @@ def hook_p4_file_vs_fio(program: Path, args, log) -> None:
         rates = [fio_iops(multi, p4_timeout(seconds)) for _ in range(3)] if multi else []
     print_p4(models, rounds)
     if len(models) == 1:
-        not_available("P4", "per-thread-port model / fio", "`iocpbench run` has no --dispatch flag")
+        skipped("P4", "per-thread-port model / fio", "`iocpbench run` has no --dispatch flag")
     if multi and rates:
         shape = " ".join(a for a in multi if a.startswith(("--numjobs=", "--iodepth=")))
         print(f"    context: the per-thread point's fio job ({shape}, group) median "
@@ -411,17 +411,17 @@ def print_p4(models: list, rounds: list[tuple[float, list[float]]]) -> None:
               f"{'met' if med >= goal else 'NOT met'}")
 
 
-def hook_p5_socket_vs_asio(program: Path, args, log) -> None:
+def p5_socket_vs_asio(program: Path, args, log) -> None:
     """P5: `iocpbench run --workload socket` (64-byte echo over loopback, 16 connections)
     against a Boost.Asio echo on the same connections: round trips/s >= 1.2x."""
     text = program_help(program, "run")
     if text is None or "socket" not in text:
-        not_available("P5", "socket workload vs asio echo",
+        skipped("P5", "socket workload vs asio echo",
                       "`iocpbench run --workload socket` missing")
         return
     echo = args.asio_echo or find_default("bench/asio_echo")
     if not echo.exists():
-        not_available("P5", "socket workload vs asio echo", f"{echo} is not built")
+        skipped("P5", "socket workload vs asio echo", f"{echo} is not built")
         return
     print("P5  socket workload (64-byte echo over loopback, 16 connections, pool 2N, C=N) vs "
           "Boost.Asio echo (bench/asio_echo, io_context on N threads): round trips/s")
@@ -463,14 +463,14 @@ def asio_echo_rate(echo: Path, argv: list[str], timeout: float) -> float:
         raise BenchFailed("asio_echo: unreadable output") from exc
 
 
-def hook_p6_metrics_overhead(program: Path, args, log) -> None:
+def p6_metrics_overhead(program: Path, args, log) -> None:
     """P6: the post workload with metrics on vs off: throughput cost under 3%."""
     text = program_help(program, "run")
     if text is None or "post" not in text:
-        not_available("P6", "metrics on vs off", "`iocpbench run --workload post` missing")
+        skipped("P6", "metrics on vs off", "`iocpbench run --workload post` missing")
         return
     if "--no-metrics" not in text:
-        not_available("P6", "metrics on vs off", "`iocpbench run` has no flag to turn metrics off")
+        skipped("P6", "metrics on vs off", "`iocpbench run` has no flag to turn metrics off")
         return
     print("P6  post workload (streaming, pool 2N, C=N, no work) with metrics on vs --no-metrics: "
           "throughput ratio on/off (cost = 1 - ratio)")
@@ -510,11 +510,11 @@ def hook_p6_metrics_overhead(program: Path, args, log) -> None:
           f"{fmt(statistics.median(ratios))}  max {fmt(max(ratios))}  (not gated)")
 
 
-def hook_p7_quick_sweep(program: Path, args, log) -> None:
+def p7_quick_sweep(program: Path, args, log) -> None:
     """P7: `iocpbench sweep --quick` finishes in under 60 s on 2 CPUs (wall time, one run)."""
     text = program_help(program, "sweep")
     if text is None or "--quick" not in text:
-        not_available("P7", "quick sweep wall time", "`iocpbench sweep --quick` missing")
+        skipped("P7", "quick sweep wall time", "`iocpbench sweep --quick` missing")
         return
     with tempfile.TemporaryDirectory(prefix="anchors-") as tmp:
         out = Path(tmp) / "quick.json"
@@ -672,12 +672,12 @@ def main(argv: list[str]) -> int:
 
     print(f"# anchors: {args.pairs} alternating pairs per target, min_time {args.min_time} s, "
           f"{os.cpu_count()} CPUs; bench {bench}")
-    steps = {"P1": lambda: p1(bench, args, log), "P2": lambda: p2(bench, args, log),
-             "P3": lambda: p3(bench, args, log),
-             "P4": lambda: hook_p4_file_vs_fio(program, args, log),
-             "P5": lambda: hook_p5_socket_vs_asio(program, args, log),
-             "P6": lambda: hook_p6_metrics_overhead(program, args, log),
-             "P7": lambda: hook_p7_quick_sweep(program, args, log)}
+    steps = {"P1": lambda: p1_dispatch(bench, args, log), "P2": lambda: p2_handoff(bench, args, log),
+             "P3": lambda: p3_efficient(bench, args, log),
+             "P4": lambda: p4_file_vs_fio(program, args, log),
+             "P5": lambda: p5_socket_vs_asio(program, args, log),
+             "P6": lambda: p6_metrics_overhead(program, args, log),
+             "P7": lambda: p7_quick_sweep(program, args, log)}
     failed = False
     for target in targets:
         try:
