@@ -48,11 +48,13 @@ RUN_LENGTH_FIELDS = frozenset({"duration_s", "warmup_s"})
 # point's arrival seed, as the sweep's own seed).
 NON_IDENTITY_SUBFIELDS = {"open_loop": frozenset({"seed"})}
 # What a point without the field was measured with (the harness writes dispatch, metrics and
-# dequeue_batch on every point, working_set_kib only when one was given; older files lack
-# them): the point id names a dispatch only when it is not shared, a working set only when
-# there is one, a dequeue batch only when it is not 1 (one packet per remove, as before batches).
+# dequeue_batch on every point, working_set_kib only when one was given, skip_on_success on
+# file and socket points; older files lack them): the point id names a dispatch only when it is
+# not shared, a working set only when there is one, a dequeue batch only when it is not 1 (one
+# packet per remove, as before batches), skip on success only when it was asked for
+# (--skip-on-success on or off; "default" is each workload's own behaviour).
 FIELD_DEFAULTS: dict[str, Any] = {"dispatch": "shared", "metrics": True, "working_set_kib": 0,
-                                  "dequeue_batch": "1"}
+                                  "dequeue_batch": "1", "skip_on_success": "default"}
 
 # The key: (field, canonical JSON of its normalised value) pairs, sorted by field.
 SpecKey = tuple[tuple[str, str], ...]
@@ -152,6 +154,12 @@ def _spec_text(value: Any) -> str:
     return normalize_spec(value["spec"] if isinstance(value, dict) else value)
 
 
+def _skip_requested(value: Any) -> str:
+    # {"requested": "on", "asked": true}: what was requested is the identity; what the
+    # workload then asked of the OS follows from it and the OS (Linux asks nothing).
+    return str(value.get("requested", "default") if isinstance(value, dict) else value)
+
+
 def _blocking(value: Any) -> dict[str, Any]:
     blocking = dict(value) if isinstance(value, dict) else {"ratio": value}
     blocking["kind"] = str(blocking.get("kind", ""))
@@ -166,6 +174,7 @@ NORMALIZERS: dict[str, Any] = {
     "concurrency": _spec_text,
     "pool": _spec_text,
     "dequeue_batch": _spec_text,
+    "skip_on_success": _skip_requested,
     "blocking": _blocking,
 }
 
@@ -194,7 +203,8 @@ def _at_default(name: str, normal: Any) -> bool:
 def spec_key(point: dict[str, Any], *, ignore_port: bool = False) -> SpecKey:
     """The identity of a point across machines, hashable: workload and its params, port,
     dispatch, concurrency and pool specs, blocking ratio and kind, work per completion, working
-    set, dequeue batch, metrics, and any field the harness adds later (identity)."""
+    set, dequeue batch, skip on success, metrics, and any field the harness adds later
+    (identity)."""
     ident = identity(point, ignore_port=ignore_port)
     return tuple((name, json.dumps(ident[name], sort_keys=True, separators=(",", ":"))) for name in sorted(ident))
 

@@ -76,6 +76,7 @@ struct RunOptions {
   std::string dispatch = to_string(Dispatch::shared);
   std::string working_set_kib = "0";
   std::string dequeue_batch = "1";
+  std::string skip_on_success = to_string(SkipOnSuccess::by_default);
   std::string rate, load, arrivals = core::to_string(core::kDefaultArrivals), max_in_flight = "0",
       seed = "1";
   bool no_metrics = false;
@@ -124,6 +125,7 @@ void add_run_options(CLI::App& command, RunOptions& o) {
                 "TEXT");
   add_defaulted(command, "--working-set-kib", o.working_set_kib, kWorkingSetHelp, "KIB");
   add_defaulted(command, "--dequeue-batch", o.dequeue_batch, kDequeueBatchHelp, "COUNT");
+  add_defaulted(command, "--skip-on-success", o.skip_on_success, kSkipOnSuccessHelp, "TEXT");
   add_defaulted(command, "--rate", o.rate,
                 "open loop: offered completions per second, each request started at its intended "
                 "time and its latency measured from it (default: the closed loop)",
@@ -143,7 +145,8 @@ void add_run_options(CLI::App& command, RunOptions& o) {
                  "--repetitions", "--json", "--force"});
   group_options(command, kGroupAdvanced,
                 {"--blocking-kind", "--work-us", "--warmup", "--dispatch", "--working-set-kib",
-                 "--dequeue-batch", "--rate", "--load", "--arrivals", "--max-in-flight", "--seed", "--no-metrics"});
+                 "--dequeue-batch", "--skip-on-success", "--rate", "--load", "--arrivals",
+                 "--max-in-flight", "--seed", "--no-metrics"});
 }
 
 // The point the options name, checked (BadInput naming the flag otherwise).
@@ -168,6 +171,7 @@ engine::PointSpec point_from_options(const RunOptions& o) {
   }
   spec.dequeue_batch = sweep::parse_dequeue_batch_list(o.dequeue_batch, "--dequeue-batch").front();
   spec.dequeue_batch_value = spec.dequeue_batch.resolve(n);
+  spec.skip_on_success = sweep::parse_skip_on_success_flag(o.skip_on_success, "--skip-on-success");
   spec.duration_s = parse_duration_flag(o.duration, "--duration", 1);
   spec.warmup_s = parse_duration_flag(o.warmup, "--warmup", 1);
   const auto dispatch = parse_dispatch(o.dispatch);
@@ -230,6 +234,9 @@ void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool s
   }
   std::cout << ", errors " << r.errors;
   if (spec.dequeue_batch.text != "1") print_batch(spec, r.dequeue_batch.sizes);
+  if (r.completions_inline_total > 0) {
+    std::cout << ", " << r.completions_inline_total << " handled inline (no packet)";
+  }
   if (r.pool_sizing) {
     const engine::PoolWindowSummary& w = r.pool_sizing->window;
     std::cout << ", threads mean " << std::setprecision(1) << w.mean_threads << " ("

@@ -11,6 +11,7 @@
 #include "core/units.hpp"
 #include "results/json_file.hpp"
 #include "engine/working_set.hpp"
+#include "io/async_io.hpp"
 #include "sweep/completion_path_compat.hpp"
 
 namespace iocpbench::cli {
@@ -112,6 +113,8 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
   add("--warmup", f.warmup, "warm-up per run: seconds, or a duration (150ms)", "SECONDS",
       number_text(grid.warmup_s));
   add("-r,--repetitions", f.repetitions, "runs per point", "INT", std::to_string(grid.repetitions));
+  add("--skip-on-success", f.skip_on_success, kSkipOnSuccessHelp, "TEXT",
+      to_string(grid.skip_on_success));
   add("--seed", f.seed, "seed of the run order", "INT", std::to_string(grid.seed));
   if (!for_tune) {
     add("--target-ci", f.target_ci,
@@ -143,7 +146,7 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
   group_options(command, kGroupAdvanced,
                 {"--dispatch", "--blocking-kind", "--work-us", "--working-set-kib", "--warmup",
                  "--seed", "--target-ci", "--max-repetitions", "--dequeue-batch", "--load", "--rate",
-                 "--arrivals", "--max-in-flight", "--grid"});
+                 "--arrivals", "--max-in-flight", "--grid", "--skip-on-success"});
 }
 
 double parse_number_flag(const std::string& text, const std::string& flag) {
@@ -187,6 +190,26 @@ core::ArrivalProcess parse_arrivals_flag(const std::string& text) {
   return *arrivals;
 }
 
+namespace {
+
+void check_skip_on_success_applies(SkipOnSuccess mode, const std::vector<WorkloadKind>& workloads) {
+  if (mode == SkipOnSuccess::by_default) return;
+  for (const WorkloadKind w : workloads) {
+    if (w != WorkloadKind::post) return;
+  }
+  throw BadInput{"--skip-on-success", "applies to the file and socket workloads (their I/O "
+                                      "handles), not post"};
+}
+
+void check_skip_on_success(SkipOnSuccess mode, const std::vector<WorkloadKind>& workloads) {
+  check_skip_on_success_applies(mode, workloads);
+  if (mode == SkipOnSuccess::on && !io::skip_on_success_supported()) {
+    throw BadInput{"--skip-on-success", io::skip_on_success_refusal()};
+  }
+}
+
+}  // namespace
+
 sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   sweep::Grid grid = quick ? sweep::quick_grid() : sweep::default_grid();
   if (!f.grid_file.empty()) {
@@ -207,6 +230,11 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   if (!f.pool.empty()) grid.pool = sweep::parse_pool_list(f.pool, "--pool");
   if (!f.blocking.empty()) grid.blocking = sweep::parse_ratio_list(f.blocking, "--blocking");
   if (!f.dequeue_batch.empty()) grid.dequeue_batch = sweep::parse_dequeue_batch_list(f.dequeue_batch, "--dequeue-batch");
+  if (!f.skip_on_success.empty()) {
+    grid.skip_on_success =
+        sweep::parse_skip_on_success_flag(f.skip_on_success, "--skip-on-success");
+  }
+  check_skip_on_success(grid.skip_on_success, grid.workloads);
   if (!f.blocking_kind.empty()) grid.blocking_kind = sweep::parse_blocking_kind_flag(f.blocking_kind, "--blocking-kind");
   if (!f.work_us.empty()) grid.work_us = parse_duration_flag(f.work_us, "--work-us", 1e-6);
   if (!f.working_set_kib.empty()) grid.working_set_kib = parse_working_set_flag(f.working_set_kib);

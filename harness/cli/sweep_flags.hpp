@@ -16,7 +16,7 @@ namespace iocpbench::cli {
 struct SweepFlags {
   std::string workload, port, concurrency, pool, blocking, blocking_kind, work_us, duration,
       warmup, repetitions, seed, json, grid_file, target_ci, max_repetitions, dispatch,
-      working_set_kib, load, rate, arrivals, max_in_flight, dequeue_batch;
+      working_set_kib, load, rate, arrivals, max_in_flight, dequeue_batch, skip_on_success;
   WorkloadFlags workload_flags;
   std::vector<CLI::Option*> grid_options;  // to tell whether any was given
 
@@ -54,6 +54,13 @@ inline constexpr const char* kWorkingSetHelp =
     "KiB (or a size: 64k, 2MiB) of each worker thread's own buffer, one write per 64-byte line "
     "on every packet (so a port's wake-up order shows in the caches; 0: none)";
 std::uint32_t parse_working_set_flag(const std::string& text);
+
+// --skip-on-success (run, sweep, tune): one value per invocation.
+inline constexpr const char* kSkipOnSuccessHelp =
+    "file, socket, Windows: on | off: whether the I/O handles ask for "
+    "FILE_SKIP_COMPLETION_PORT_ON_SUCCESS, so an I/O that succeeds at once queues no packet and "
+    "its issuing worker handles it (default: socket on where granted, file off; Linux: every "
+    "completion is a packet, on is refused)";
 
 // --dequeue-batch (run, sweep): packets per remove.
 inline constexpr const char* kDequeueBatchHelp =

@@ -200,8 +200,10 @@ struct Pool::WorkerThread {
         wait(sizes ? port::Timeout{pool.sizing_->idle_timeout_ms} : port::kInfinite),
         timed(pool.handler_.metrics),
         pumps(pool.ports_.size() > 1 && pool.workload_.pumps(slot)),
-        batch(pool.dequeue_batch_) {
+        batch(pool.dequeue_batch_),
+        inlines(pool.workload_.completes_inline()) {
     context.index = slot;
+    if (inlines) context.inline_completion = &inline_done;
     // A thread that takes over a slot must not replay its predecessor's random offsets.
     context.rng = 0x9E3779B97F4A7C15ull * (slot + 1 + generation * (pool.size() + 1)) | 1;
   }
@@ -222,6 +224,10 @@ struct Pool::WorkerThread {
   // it is empty pump the ring (which posts into this port), so no other thread is involved.
   const bool pumps;
   DequeueBatch batch;  // the packets of the last remove
+  // The workload may leave inline completions (Workload::completes_inline): checked after each
+  // packet; false costs the hot path one branch on this constant.
+  const bool inlines;
+  workloads::InlineCompletion inline_done;
 };
 
 void Pool::worker(unsigned index, std::uint64_t generation) {
@@ -247,6 +253,7 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
     std::uint64_t t_done = 0;
     for (const port::Packet& packet : self.batch.packets()) {
       t_done = handle_packet(self, packet, working_set);
+      if (self.inlines) t_done = handle_inline(self, working_set, t_done);
     }
     if (stopped) {
       ++self.stats.stop_packets;
@@ -318,8 +325,22 @@ Pool::Next Pool::take_packets(WorkerThread& self) {
   return Next::handle;  // stop packets among them: Pool::worker
 }
 
+std::uint64_t Pool::handle_inline(WorkerThread& self, WorkingSet& working_set,
+                                  std::uint64_t t_done) {
+  unsigned run = 0;
+  while (self.inline_done.ready) {
+    self.inline_done.ready = false;
+    const port::Packet packet = self.inline_done.packet;  // after_handler may refill it
+    // The last of a run: the next immediate completion goes to the port (pool.hpp).
+    if (++run == kMaxInlineRun) self.context.inline_completion = nullptr;
+    t_done = handle_packet(self, packet, working_set, false);
+  }
+  self.context.inline_completion = &self.inline_done;
+  return t_done;
+}
+
 std::uint64_t Pool::handle_packet(WorkerThread& self, const port::Packet& packet,
-                                  WorkingSet& working_set) {
+                                  WorkingSet& working_set, bool queued) {
   WorkerStats& stats = self.stats;
   // Clock reads per completion: at most two (remove, handler end), none with metrics off
   // and no handler work, none for a packet the workload left out of its latency sample.
@@ -333,7 +354,7 @@ std::uint64_t Pool::handle_packet(WorkerThread& self, const port::Packet& packet
   // samples' own preads included), and nothing of them reads as blocked.
   const metrics::SchedSample s_start = self.blocks ? self.sched.sample() : metrics::SchedSample{};
   const bool measuring = phase_.load(std::memory_order_relaxed) == kMeasuring;
-  ++stats.packets_total;
+  ++(queued ? stats.packets_total : stats.inline_total);
   if (board_ != nullptr) {
     board_->took(self.index);
     board_->at(self.index, ProgressBoard::kInHandler);

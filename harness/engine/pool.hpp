@@ -15,6 +15,14 @@
 // further stop packet back for another thread, and then exits. A self-sizing pool's thread
 // leaves only between batches.
 //
+// Inline completions (Workload::completes_inline, Windows' skip on success): an I/O that a
+// worker's after_handler issued and that completed at once queues no packet; the workload
+// leaves it in the worker's InlineCompletion and the pool handles it next on the same thread,
+// exactly as a packet (the workload's part, the handler, the records, after_handler), in a loop.
+// After kMaxInlineRun of them in a row the context offers no place, so the next immediate
+// completion is posted into the port and the thread goes back to it: the packets queued there
+// (other slots' I/O) are not starved by one thread's run of immediate completions.
+//
 // A self-sizing pool (PoolSizing, Richter's heuristic; the `auto` pool spec) moves between its
 // minimum and maximum while it runs. Threads live in `max` slots; a slot's WorkerStats and
 // progress-board entry carry on across the threads that occupy it in turn. Every change of size
@@ -46,6 +54,9 @@
 namespace iocpbench::engine {
 
 using BlockingKind = iocpbench::BlockingKind;  // core/kinds.hpp
+
+// Inline completions one thread handles in a row before it posts the next into the port.
+inline constexpr unsigned kMaxInlineRun = 64;
 
 struct HandlerSpec {
   double work_us = 0;
@@ -79,6 +90,7 @@ struct alignas(64) WorkerStats {
   std::uint64_t block_read_errors = 0;
   std::uint64_t handled_total = 0;  // counted completions, every phase
   std::uint64_t packets_total = 0;  // every packet but stop packets, every phase
+  std::uint64_t inline_total = 0;   // completions handled inline (no packet), every phase
   std::uint64_t stop_packets = 0;
   std::uint64_t stop_packets_reposted = 0;  // further stop packets in a batch, posted back
   std::uint64_t remove_failures = 0;  // remove() returned abandoned / invalid_handle
@@ -130,9 +142,11 @@ class Pool {
   // A self-sizing pool's thread, between batches: leaves when CPU use is high (Richter).
   bool leaves_after(WorkerThread& self, std::uint64_t t_done);
   // The workload's part, the handler and the measurements; returns the handler's end (0 when
-  // nothing read the clock).
+  // nothing read the clock). `queued`: taken from the port (false: an inline completion).
   std::uint64_t handle_packet(WorkerThread& self, const port::Packet& packet,
-                              WorkingSet& working_set);
+                              WorkingSet& working_set, bool queued = true);
+  // The inline completions the last handling left, one after another; returns the last end.
+  std::uint64_t handle_inline(WorkerThread& self, WorkingSet& working_set, std::uint64_t t_done);
   // The calibrated work, then the block (sized, split and learnt from); returns its end.
   std::uint64_t run_handler(WorkerThread& self, std::uint64_t t_remove,
                             const metrics::SchedSample& s_start, bool measuring);

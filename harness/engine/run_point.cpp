@@ -24,6 +24,7 @@
 #include "engine/pool.hpp"
 #include "engine/watchdog.hpp"
 #include "engine/working_set.hpp"
+#include "io/async_io.hpp"
 #include "io/data_file.hpp"
 #include "engine/workload.hpp"
 #include "engine/workload_registry.hpp"
@@ -184,6 +185,19 @@ void validate_open_loop(const PointSpec& spec) {
   }
 }
 
+// --skip-on-success: the file and socket workloads' transports, and only where the OS has the
+// mode; `off` is what Linux does anyway, so it is accepted everywhere those workloads run.
+void validate_skip_on_success(const PointSpec& spec) {
+  if (spec.skip_on_success == SkipOnSuccess::by_default) return;
+  if (spec.workload == WorkloadKind::post) {
+    throw BadInput{"--skip-on-success", "applies to the file and socket workloads (their I/O "
+                                        "handles), not post"};
+  }
+  if (spec.skip_on_success == SkipOnSuccess::on && !io::skip_on_success_supported()) {
+    throw BadInput{"--skip-on-success", io::skip_on_success_refusal()};
+  }
+}
+
 }  // namespace
 
 void validate_point(const PointSpec& spec) {
@@ -236,6 +250,7 @@ void validate_point(const PointSpec& spec) {
     throw BadInput{"--warmup", "must be between 0 and 3600 seconds"};
   }
   validate_open_loop(spec);
+  validate_skip_on_success(spec);
 }
 
 namespace {
@@ -386,6 +401,7 @@ WorkerTotals collect_workers(const std::vector<WorkerStats>& stats, RunResult& r
     t.remove_failures += w.remove_failures;
     result.completions_handled_total += w.handled_total;
     result.packets_handled_total += w.packets_total;
+    result.completions_inline_total += w.inline_total;
     result.stop_packets_taken += w.stop_packets;
     result.dequeue_batch.sizes += w.batches;
     result.dequeue_batch.stop_packets_reposted += w.stop_packets_reposted;
@@ -667,7 +683,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   }
   workloads::RunEnv env{ports.all.front(), &roles, &phase, spec.pool_value,
                         per_thread_ports ? ports.all : std::vector<port::CompletionPort*>{},
-                        spec.metrics, open_loop.get()};
+                        spec.metrics, open_loop.get(), spec.skip_on_success};
   workload->open(env);
   const Window window =
       measure(spec, handler, ports, *workload, roles, phase, stop_requested, open_loop.get(), result);

@@ -53,6 +53,9 @@ struct PointSpec {
   // packet; above it GetQueuedCompletionStatusEx, up to b packets on one concurrency slot.
   core::CountSpec dequeue_batch{"1", 0, 1};
   unsigned dequeue_batch_value = 1;  // dequeue_batch.resolve(N)
+  // File and socket: whether their handles ask for FILE_SKIP_COMPLETION_PORT_ON_SUCCESS
+  // (Windows; Linux refuses on). by_default: socket on where granted, file off.
+  SkipOnSuccess skip_on_success = SkipOnSuccess::by_default;
   // false: no per-completion clock reads or histograms (P6: what the metrics cost).
   bool metrics = true;
   // Open-loop arrivals at a rate, or at a share of the point's capacity measured first in a

@@ -139,6 +139,8 @@ struct RunResult {
   // Accounting over the whole run (every phase).
   std::uint64_t completions_handled_total = 0;
   std::uint64_t packets_handled_total = 0;
+  // Completions handled inline, without a packet (skip on success; engine/pool.hpp).
+  std::uint64_t completions_inline_total = 0;
   std::uint64_t packets_posted_total = 0;  // post workload only
   std::uint64_t stop_packets_taken = 0;
   std::uint64_t left_in_port = 0;

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/kinds.hpp"
 #include "core/random.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
@@ -48,6 +49,16 @@ struct RunEnv {
   // issues nothing: the pacer calls issue(slot) at each intended time, and the workload
   // releases the slot once the request is done (after the pool has timed it).
   engine::OpenLoop* open_loop = nullptr;
+  // --skip-on-success: what the file and socket transports ask of the OS (core/kinds.hpp).
+  SkipOnSuccess skip_on_success = SkipOnSuccess::by_default;
+};
+
+// A completion that a worker's own issue reached at once with no packet queued (Windows'
+// FILE_SKIP_COMPLETION_PORT_ON_SUCCESS): the pool handles it next on the same thread, through
+// on_packet, the handler, the records and after_handler, as a packet taken from the port.
+struct InlineCompletion {
+  port::Packet packet;
+  bool ready = false;
 };
 
 // Per pool thread, handed to every call a worker makes.
@@ -55,6 +66,10 @@ struct WorkerContext {
   unsigned index = 0;
   std::uint64_t rng = 0;  // xorshift state, never 0
   std::uint64_t tick = 0;  // the workload's own per-worker counter (the post workload's sampling)
+  // Where after_handler may leave an InlineCompletion for the pool (set by the pool for a
+  // workload that completes_inline()); nullptr: there is no such place now, so the transport
+  // posts an immediate completion into the port itself.
+  InlineCompletion* inline_completion = nullptr;
   std::uint64_t next_random() noexcept { return core::xorshift64(rng); }
 };
 
@@ -100,6 +115,10 @@ class Workload {
   // Open loop, where the workload measures latency itself: the service time (issue -> done)
   // beside own_latency()'s response time (intended -> done); else nullptr (the pool's).
   virtual const metrics::Histogram* own_service_time() const { return nullptr; }
+  // Whether an I/O a worker issues in after_handler may complete inline, without a packet
+  // (skip-on-success granted on some handle): the pool then gives each worker's context an
+  // InlineCompletion and handles what is left there. Asked once per thread, after open().
+  virtual bool completes_inline() const { return false; }
   // Per-thread dispatch where the worker reaps its own I/O (no completion thread): whether
   // worker `index` has a ring to pump, and pump it: submit what it queued, reap (waiting up to
   // wait_us for a first completion) and post into its own port. pump returns the packets

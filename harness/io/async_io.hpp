@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/kinds.hpp"
 #include "metrics/usage.hpp"
 #include "port/completion_port.hpp"
 
@@ -33,6 +34,10 @@ struct TransportEnv {
   std::vector<port::CompletionPort*> worker_ports;  // empty: the shared port
   metrics::RoleRegistry* roles = nullptr;
   bool port_reads = false;  // `--completion-path port` (Linux: SourceOptions::port_reads)
+  // Whether to ask for FILE_SKIP_COMPLETION_PORT_ON_SUCCESS on the handles (Windows; the
+  // workload's resolution of --skip-on-success), and what was requested, for the record.
+  bool skip_on_success = false;
+  SkipOnSuccess skip_requested = SkipOnSuccess::by_default;
 };
 
 // The watchdog's view of a source: operations completed, and packets posted into the port.
@@ -66,6 +71,11 @@ class Transport {
   virtual bool pumps(unsigned worker) const = 0;
   virtual int pump(unsigned worker, unsigned wait_us) = 0;
 };
+
+// --skip-on-success on: whether this OS has FILE_SKIP_COMPLETION_PORT_ON_SUCCESS (Windows), and
+// where it has not, the reason to refuse it with.
+bool skip_on_success_supported();
+const char* skip_on_success_refusal();
 
 // Refuses a dispatch the backend does not implement (Windows: per-thread), before anything is
 // opened. Throws BadInput{"--dispatch", ...} naming `workload` ("file", "socket").

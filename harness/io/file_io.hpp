@@ -54,14 +54,20 @@ class FileIo : public Transport {
   // Opens the file, checks the alignment direct I/O needs, allocates the buffers and starts the
   // completion source(s). Throws BadInput (--buffered, --block-size) or std::runtime_error.
   virtual void open(const FileIoOptions& options, const TransportEnv& env) = 0;
-  // Slot `slot`'s next I/O, from any thread; its completion becomes a packet.
-  virtual void submit(std::uint32_t slot, bool write, std::uint64_t offset,
-                      std::uint64_t t_submit_ns) = 0;
+  // Slot `slot`'s next I/O, from any thread; its completion becomes a packet. Where skip on
+  // success was granted (Windows) and the I/O completed at once, no packet is queued: with
+  // `done_now` its completion is written there and submit returns true (the caller handles
+  // it); without, the transport posts it into the port. Linux: always a packet, false.
+  virtual bool submit(std::uint32_t slot, bool write, std::uint64_t offset,
+                      std::uint64_t t_submit_ns, port::Packet* done_now) = 0;
   virtual FileDone done(const port::Packet& packet) = 0;
   // --skip-port-share (Windows): an I/O of the slot's buffer that completes without a packet,
   // waited for by this thread inside a blocking region. Where the port has no such mode the
   // parameters refuse the flag before a run starts.
   virtual FileWaited wait_outside_port(std::uint32_t slot, bool write, std::uint64_t offset) = 0;
+  // Whether skip on success was granted on the file (Windows, when asked): submit may then
+  // complete an I/O at once without a packet.
+  virtual bool skip_granted() const = 0;
   // Whether this OS has wait_outside_port (Windows); its stats block exists only there.
   virtual bool outside_port_supported() const = 0;
   // stats() also holds direct_io_verified (Windows: null, it cannot tell).

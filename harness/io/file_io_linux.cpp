@@ -19,13 +19,24 @@
 
 #include "core/errors.hpp"
 #include "io/completion_source.hpp"
+#include "io/skip_on_success.hpp"
 #include "io/source_set.hpp"
 
 namespace iocpbench::io {
 
 void require_dispatch(const TransportEnv&, const char*) {}  // every dispatch is implemented
 
+bool skip_on_success_supported() { return false; }
+
+const char* skip_on_success_refusal() {
+  return "Linux has no skip-on-success mode (every completion is queued as a packet); use it "
+         "with the Windows build";
+}
+
 namespace {
+
+constexpr const char* kSkipScope =
+    "Linux has no skip-on-success mode: every completion is a packet";
 
 class RingFileIo final : public RingTransport<FileIo> {
  public:
@@ -33,6 +44,8 @@ class RingFileIo final : public RingTransport<FileIo> {
 
   void open(const FileIoOptions& o, const TransportEnv& env) override {
     options_ = o;
+    skip_.requested = env.skip_requested;  // nothing to ask: io_uring queues every completion
+    skip_.handles = 1;
     open_file();
     make_slots();
     SourceSetOptions set;
@@ -45,14 +58,15 @@ class RingFileIo final : public RingTransport<FileIo> {
     open_sources(set);
   }
 
-  void submit(std::uint32_t slot, bool write, std::uint64_t offset,
-              std::uint64_t t_submit_ns) override {
+  bool submit(std::uint32_t slot, bool write, std::uint64_t offset, std::uint64_t t_submit_ns,
+              port::Packet*) override {
     IoOp& op = slots_[slot];
     op.offset = offset;
     op.done = 0;
     op.kind = write ? IoOp::Kind::write : IoOp::Kind::read;
     op.t_submit_ns = t_submit_ns;
     sources_.submit(op);
+    return false;  // io_uring: every completion is a packet
   }
 
   FileDone done(const port::Packet& packet) override { return file_done<IoOp>(packet); }
@@ -61,6 +75,7 @@ class RingFileIo final : public RingTransport<FileIo> {
     throw std::logic_error("--skip-port-share needs a kernel completion port");
   }
   bool outside_port_supported() const override { return false; }
+  bool skip_granted() const override { return false; }
 
   void close() override {
     sources_.close();  // stops the completion threads; cancels anything left in flight
@@ -75,7 +90,9 @@ class RingFileIo final : public RingTransport<FileIo> {
   }
 
   nlohmann::json stats() const override {
-    return {{"direct_io_verified", direct_verified_}, {"completion_source", sources_.to_json()}};
+    return {{"direct_io_verified", direct_verified_},
+            {"completion_source", sources_.to_json()},
+            {"skip_on_success", to_json(skip_, kSkipScope)}};
   }
 
  private:
@@ -132,6 +149,7 @@ class RingFileIo final : public RingTransport<FileIo> {
   }
 
   FileIoOptions options_;
+  SkipOnSuccessCounts skip_;
   bool direct_verified_ = false;
   int fd_ = -1;
   std::vector<IoOp> slots_;

@@ -4,9 +4,14 @@
 // run's port when it is `win32` (the kernel queues each completion), else with the private
 // IOCP of io::OverlappedSource, whose thread moves completions into the port.
 //
-// An immediate success (ReadFile returns TRUE) still queues its packet: the file handle does
-// not use FILE_SKIP_COMPLETION_PORT_ON_SUCCESS, so every I/O is one packet as on Linux. An
-// immediate failure queues nothing: the issuer posts the failed packet itself, so the worker
+// Skip on success (--skip-on-success; the file's default is off): off, an immediate success
+// (ReadFile returns TRUE) still queues its packet, so every I/O is one packet as on Linux. On,
+// the handle asks for FILE_SKIP_COMPLETION_PORT_ON_SUCCESS after its association; where Windows
+// grants it an immediate success queues nothing, so the issuer takes the completion: a worker's
+// re-issue gets it back in `done_now` and handles it on its own thread (engine/pool.hpp), and
+// any other issuer (start(), the pacer) posts it into the port itself. Where Windows refuses
+// the mode the run goes on with packets and the record says it was not granted. An immediate
+// failure queues nothing either way: the issuer posts the failed packet itself, so the worker
 // that takes it sees the error.
 //
 // wait_outside_port (--skip-port-share): the I/O is issued with the OVERLAPPED's hEvent =
@@ -23,6 +28,7 @@
 
 #include "core/errors.hpp"
 #include "io/overlapped_windows.hpp"
+#include "io/skip_on_success.hpp"
 #include "metrics/clock.hpp"
 #include "port/blocking_region.hpp"
 
@@ -32,12 +38,19 @@ namespace {
 enum OpKind : std::uint32_t { kRead = 0, kWrite = 1 };
 constexpr std::uint32_t kOutsidePort = 0x100;  // an I/O that must never reach the port
 constexpr ULONG_PTR kFileKey = 0x46494C45;     // "FILE"
+constexpr const char* kSkipScope =
+    "the whole run; immediate: I/Os that succeeded at once on the granted handle (no packet), "
+    "handled_inline by the worker that issued them or posted_by_issuer into the port";
 
 std::string error_text(const std::string& what, DWORD error) {
   return what + ": Windows error " + std::to_string(error);
 }
 
 }  // namespace
+
+bool skip_on_success_supported() { return true; }
+
+const char* skip_on_success_refusal() { return ""; }
 
 void require_dispatch(const TransportEnv& env, const char* workload) {
   if (!env.worker_ports.empty()) {
@@ -58,25 +71,30 @@ class OverlappedFileIo final : public FileIo {
     make_slots();
     source_ = std::make_unique<OverlappedSource>(*env.port, env.roles);
     source_->associate(file_, kFileKey);
+    ask_skip_on_success(env);
   }
 
-  void submit(std::uint32_t slot, bool write, std::uint64_t offset,
-              std::uint64_t t_submit_ns) override {
+  bool submit(std::uint32_t slot, bool write, std::uint64_t offset, std::uint64_t t_submit_ns,
+              port::Packet* done_now) override {
     WinOp& op = slots_[slot];
     op.reset(offset);
     op.kind = write ? kWrite : kRead;
     op.t_submit_ns = t_submit_ns;
     op.t_insert_ns = 0;
     if (start_io(op)) {
-      immediate_ok_.fetch_add(1, std::memory_order_relaxed);  // its packet is queued all the same
-      return;
+      immediate_ok_.fetch_add(1, std::memory_order_relaxed);
+      if (!skip_granted_) return false;  // its packet is queued all the same
+      return completed_at_once(op, done_now);
     }
     const DWORD error = GetLastError();
-    if (error == ERROR_IO_PENDING) return;
+    if (error == ERROR_IO_PENDING) return false;
     // Failed at once: no packet will come, so the issuer posts the failure itself.
     immediate_failed_.fetch_add(1, std::memory_order_relaxed);
     source_->post(op, 0, error == 0 ? ERROR_GEN_FAILURE : error, kFileKey);
+    return false;
   }
+
+  bool skip_granted() const override { return skip_granted_; }
 
   FileDone done(const port::Packet& packet) override {
     const auto* op = static_cast<const WinOp*>(packet.context);
@@ -146,6 +164,7 @@ class OverlappedFileIo final : public FileIo {
             {"last_io_error", last_error_.load()},
             {"immediate_successes", immediate_ok_.load()},
             {"immediate_failures", immediate_failed_.load()},
+            {"skip_on_success", to_json(skip_, kSkipScope)},
             {"completion_source", source_ ? source_->stats() : source_stats_}};
   }
 
@@ -215,6 +234,36 @@ class OverlappedFileIo final : public FileIo {
     }
   }
 
+  // Skip on success where the run asks for it; a refusal leaves the handle queueing packets.
+  void ask_skip_on_success(const TransportEnv& env) {
+    skip_.requested = env.skip_requested;
+    skip_.handles = 1;
+    skip_.asked = env.skip_on_success;
+    if (!skip_.asked) return;
+    skip_granted_ =
+        SetFileCompletionNotificationModes(file_, FILE_SKIP_COMPLETION_PORT_ON_SUCCESS) != FALSE;
+    if (skip_granted_) {
+      skip_.granted = 1;
+    } else {
+      skip_.refusal_error = GetLastError();
+    }
+  }
+
+  // An immediate success with skip on success granted: no packet was queued, so its completion
+  // goes to `done_now` (the issuing worker handles it) or, without one, into the port.
+  bool completed_at_once(WinOp& op, port::Packet* done_now) {
+    skip_.immediate.fetch_add(1, std::memory_order_relaxed);
+    const auto bytes = static_cast<std::uint32_t>(op.ov.InternalHigh);
+    if (done_now == nullptr) {
+      skip_.posted_by_issuer.fetch_add(1, std::memory_order_relaxed);
+      source_->post(op, bytes, 0, kFileKey);
+      return false;
+    }
+    skip_.handled_inline.fetch_add(1, std::memory_order_relaxed);
+    *done_now = port::Packet{.bytes = bytes, .status = 0, .key = kFileKey, .context = &op};
+    return true;
+  }
+
   BOOL start_io(WinOp& op) {
     void* buf = buffers_[op.index];
     return (op.kind & ~kOutsidePort) == kWrite
@@ -243,6 +292,8 @@ class OverlappedFileIo final : public FileIo {
   std::uint64_t closed_errors_ = 0;
   std::atomic<std::uint32_t> last_error_{0};
   std::atomic<std::uint64_t> immediate_ok_{0}, immediate_failed_{0};
+  SkipOnSuccessCounts skip_;
+  bool skip_granted_ = false;  // FILE_SKIP_COMPLETION_PORT_ON_SUCCESS on file_
 };
 
 }  // namespace

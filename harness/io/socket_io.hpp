@@ -8,7 +8,8 @@
 //
 // How an echo goes out is the OS's best (the backend's comment says why): Linux sends inline
 // when the socket takes it all, else through the ring with the next receive linked behind it;
-// Windows uses WSASend with FILE_SKIP_COMPLETION_PORT_ON_SUCCESS where the provider allows it.
+// Windows uses WSASend with FILE_SKIP_COMPLETION_PORT_ON_SUCCESS where the provider allows it
+// (unless --skip-on-success off: then every send and receive completion is a packet).
 
 #include <cstddef>
 #include <cstdint>

@@ -30,6 +30,7 @@
 #include <stdexcept>
 
 #include "io/completion_source.hpp"
+#include "io/skip_on_success.hpp"
 #include "io/source_set.hpp"
 #include "metrics/clock.hpp"
 
@@ -69,6 +70,8 @@ class RingSocketIo final : public RingTransport<SocketIo> {
   void open(const SocketIoOptions& o, const TransportEnv& env) override {
     options_ = o;
     const unsigned n = options_.connections;
+    skip_.requested = env.skip_requested;
+    skip_.handles = n;
     raise_fd_limit(2 * std::uint64_t{n} + 64);
     const sockaddr_in addr = listen_on_loopback(n);
     server_ = std::vector<ServerConn>(n);
@@ -255,11 +258,14 @@ class RingSocketIo final : public RingTransport<SocketIo> {
 
   nlohmann::json stats() const override {
     return {{"echoes_sent_inline", direct_sends_.load()},
-            {"completion_source", sources_.to_json()}};
+            {"completion_source", sources_.to_json()},
+            {"skip_on_success",
+             to_json(skip_, "Linux has no skip-on-success mode: every completion is a packet")}};
   }
 
  private:
   SocketIoOptions options_;
+  SkipOnSuccessCounts skip_;  // nothing to ask: io_uring queues every completion
   int listen_fd_ = -1;
   std::vector<ServerConn> server_;
   std::vector<int> clients_;

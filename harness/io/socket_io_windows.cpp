@@ -6,7 +6,8 @@
 //
 // Server side: every server socket is associated with the run's port (`win32`: the kernel
 // queues its completions) or with io::OverlappedSource's private IOCP (other ports: its thread
-// forwards them), and uses FILE_SKIP_COMPLETION_PORT_ON_SUCCESS when Windows grants it:
+// forwards them), and, unless the run says --skip-on-success off, asks for
+// FILE_SKIP_COMPLETION_PORT_ON_SUCCESS and uses it when Windows grants it:
 //   - a WSASend that succeeds at once queues no packet (skip on success), so the worker
 //     re-arms the receive inline (Echo::sent); a pending one completes as a send packet, and
 //     the worker that takes it re-arms the receive (the Linux backend links send -> recv);
@@ -16,8 +17,9 @@
 //     in SO_PROTOCOL_INFOW): the SetFileCompletionNotificationModes docs say the mode is
 //     compatible only with IFS providers, and a non-IFS layered provider (LSP) may grant the
 //     call and then still queue a packet for an immediate success, which the inline paths
-//     would handle a second time. On such a socket, or where Windows refuses the mode, an
-//     immediate success queues its packet as usual and is left to it.
+//     would handle a second time. On such a socket, where Windows refuses the mode, or with
+//     --skip-on-success off (the mode is not asked for), an immediate success queues its packet
+//     as usual and is left to it: every send and receive completion is then a packet.
 // An immediate failure queues nothing: the connection is closed and counted.
 //
 // Client side: the client sockets are associated with the load generator's own IOCP, waited on
@@ -38,12 +40,17 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "io/skip_on_success.hpp"
 #include "metrics/clock.hpp"
 
 namespace iocpbench::io {
 namespace {
 
 enum OpKind : std::uint32_t { kRecv = 0, kSend = 1 };
+constexpr const char* kSkipScope =
+    "the whole run's server sockets; immediate: sends and receives that succeeded at once on a "
+    "granted socket (no packet): sends handled_inline by the worker that issued them (it re-arms "
+    "the receive), receives posted_by_issuer into the port (one packet per message)";
 
 [[noreturn]] void fail(const std::string& what) {
   throw std::runtime_error(what + " failed: Winsock error " + std::to_string(WSAGetLastError()));
@@ -151,6 +158,8 @@ class OverlappedSocketIo final : public SocketIo {
       }
       // Done at once: with skip on success no packet is queued, so post it here.
       recvs_inline_.fetch_add(1, std::memory_order_relaxed);
+      skip_.immediate.fetch_add(1, std::memory_order_relaxed);
+      skip_.posted_by_issuer.fetch_add(1, std::memory_order_relaxed);
       source_->post(s.recv, static_cast<std::uint32_t>(s.recv.ov.InternalHigh), 0, s.recv.index);
       return true;
     }
@@ -175,6 +184,8 @@ class OverlappedSocketIo final : public SocketIo {
       }
       // Done at once and no packet queued (skip on success): handled inline.
       sends_inline_.fetch_add(1, std::memory_order_relaxed);
+      skip_.immediate.fetch_add(1, std::memory_order_relaxed);
+      skip_.handled_inline.fetch_add(1, std::memory_order_relaxed);
       if (static_cast<std::uint32_t>(s.send.ov.InternalHigh) != bytes) {
         short_sends_.fetch_add(1, std::memory_order_relaxed);
         return Echo::closed;
@@ -337,6 +348,7 @@ class OverlappedSocketIo final : public SocketIo {
               {"recvs_completed_inline_posted", recvs_inline_.load()},
               {"recvs_pending", recvs_pending_.load()},
               {"failures", immediate_failures_.load()}}},
+            {"skip_on_success", to_json(skip_, kSkipScope)},
             {"completion_source", source_ ? source_->stats() : source_stats_}};
   }
 
@@ -365,6 +377,7 @@ class OverlappedSocketIo final : public SocketIo {
   std::uint64_t closed_post_failures_ = 0;
   unsigned skip_granted_ = 0;
   unsigned non_ifs_sockets_ = 0;  // skip mode not asked for: the provider lacks XP1_IFS_HANDLES
+  SkipOnSuccessCounts skip_;      // the same, with what was requested and done inline
   std::atomic<std::uint64_t> short_sends_{0};
   std::atomic<std::uint32_t> last_error_{0};
   std::atomic<std::uint64_t> sends_inline_{0}, sends_pending_{0}, recvs_inline_{0},
@@ -437,16 +450,16 @@ class OverlappedSocketIo final : public SocketIo {
   void associate_sockets(const TransportEnv& env) {
     const unsigned n = static_cast<unsigned>(server_.size());
     source_ = std::make_unique<OverlappedSource>(*env.port, env.roles);
+    skip_.requested = env.skip_requested;
+    skip_.handles = n;
+    skip_.asked = env.skip_on_success;
     for (unsigned i = 0; i < n; ++i) {
       ServerConn& sc = server_[i];
       source_->associate(reinterpret_cast<HANDLE>(sc.s), i);
-      const bool ifs = has_ifs_handles(sc.s);
-      non_ifs_sockets_ += ifs ? 0 : 1;
-      sc.skip =
-          ifs && SetFileCompletionNotificationModes(reinterpret_cast<HANDLE>(sc.s),
-                                                    FILE_SKIP_COMPLETION_PORT_ON_SUCCESS) != FALSE;
-      skip_granted_ += sc.skip ? 1 : 0;
+      if (skip_.asked) sc.skip = ask_skip_on_success(sc.s);
     }
+    skip_.granted = skip_granted_;
+    skip_.not_asked_non_ifs = non_ifs_sockets_;
     generator_port_ = CreateIoCompletionPort(INVALID_HANDLE_VALUE, nullptr, 0, 1);
     if (generator_port_ == nullptr) fail("CreateIoCompletionPort (load generator)");
     for (unsigned i = 0; i < n; ++i) {
@@ -455,6 +468,23 @@ class OverlappedSocketIo final : public SocketIo {
         fail("CreateIoCompletionPort (client socket)");
       }
     }
+  }
+
+  // Skip on success on one server socket, asked for only where its provider has IFS handles.
+  bool ask_skip_on_success(SOCKET s) {
+    if (!has_ifs_handles(s)) {
+      ++non_ifs_sockets_;
+      return false;
+    }
+    const auto handle = reinterpret_cast<HANDLE>(s);
+    const bool granted =
+        SetFileCompletionNotificationModes(handle, FILE_SKIP_COMPLETION_PORT_ON_SUCCESS) != FALSE;
+    if (granted) {
+      ++skip_granted_;
+    } else {
+      skip_.refusal_error = GetLastError();
+    }
+    return granted;
   }
 
   void refused(int error) {

@@ -7,6 +7,7 @@
 #include "engine/machine_load.hpp"
 #include "engine/switch_attribution.hpp"
 #include "engine/workload_params.hpp"
+#include "io/async_io.hpp"
 #include "metrics/usage.hpp"
 #include "platform/platform.hpp"
 #include "results/dequeue_batch_json.hpp"
@@ -92,6 +93,7 @@ nlohmann::json port_counters_json(const RunResult& r) {
 nlohmann::json accounting_json(const RunResult& r) {
   return {{"completions_handled_total", r.completions_handled_total},
           {"packets_handled_total", r.packets_handled_total},
+          {"completions_inline_total", r.completions_inline_total},
           {"packets_posted_total", r.packets_posted_total},
           {"stop_packets_taken", r.stop_packets_taken},
           {"left_in_port", r.left_in_port},
@@ -212,6 +214,14 @@ PointResult point_result(const PointSpec& spec, const std::vector<RunResult>& ru
                 {"duration_s", spec.duration_s},
                 {"warmup_s", spec.warmup_s}};
   point.spec["dequeue_batch"] = {{"spec", spec.dequeue_batch.text}, {"value", spec.dequeue_batch_value}};
+  // File and socket points: what was requested and what the workload then asked of the OS (what
+  // each run was granted is its workload_stats.skip_on_success).
+  if (spec.workload != WorkloadKind::post) {
+    point.spec["skip_on_success"] = {
+        {"requested", to_string(spec.skip_on_success)},
+        {"asked", skip_on_success_asked(spec.skip_on_success, spec.workload) &&
+                      io::skip_on_success_supported()}};
+  }
   // Only when given: results without a working set read as before.
   if (spec.working_set_kib > 0) point.spec["working_set_kib"] = spec.working_set_kib;
   // Only for open-loop points: closed-loop results read as before.

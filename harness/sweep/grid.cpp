@@ -84,6 +84,12 @@ std::vector<core::CountSpec> parse_dequeue_batch_list(const std::string& text, c
   return out;
 }
 
+SkipOnSuccess parse_skip_on_success_flag(const std::string& text, const std::string& flag) {
+  const auto mode = parse_skip_on_success(text);
+  if (!mode) throw BadInput{flag, "'" + text + "' is not on or off (or default)"};
+  return *mode;
+}
+
 std::vector<core::PoolSpec> parse_pool_list(const std::string& text, const std::string& flag) {
   std::vector<core::PoolSpec> out;
   for (const auto& item : split(text)) {
@@ -232,6 +238,9 @@ std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
             point.duration_s = grid.duration_s;
             point.warmup_s = grid.warmup_s;
             point.dispatch = dispatch;
+            // The post workload has no I/O handles: its points keep the default.
+            point.skip_on_success =
+                workload == WorkloadKind::post ? SkipOnSuccess::by_default : grid.skip_on_success;
             for (const core::CountSpec& q : grid.dequeue_batch) {
               point.dequeue_batch = q;
               point.dequeue_batch_value = q.resolve(logical_cpus);
@@ -260,6 +269,10 @@ std::string point_id(const engine::PointSpec& point) {
   // A batch of 1 (the pool's one-packet path) is not named: ids from before batches stay as
   // they were. Before the completion path, which --resume's upgrade cuts from the end.
   if (point.dequeue_batch.text != "1") id << "/batch=" << point.dequeue_batch.text;
+  // Skip on success only when asked for: ids from before the flag stay as they were.
+  if (point.skip_on_success != SkipOnSuccess::by_default) {
+    id << "/skip=" << to_string(point.skip_on_success);
+  }
   id << completion_path_id_suffix(point.workload, point.workload_params);
   // Open loop only: closed-loop ids stay as they were.
   const engine::OpenLoopSpec& o = point.open_loop;
@@ -301,6 +314,9 @@ nlohmann::json grid_to_json(const Grid& grid) {
     j["dequeue_batch"] = nlohmann::json::array();
     for (const auto& q : grid.dequeue_batch) j["dequeue_batch"].push_back(q.text);
   }
+  if (grid.skip_on_success != SkipOnSuccess::by_default) {
+    j["skip_on_success"] = to_string(grid.skip_on_success);
+  }
   // Open-loop keys only when the grid has loads or rates (closed-loop grids read as before).
   if (!grid.loads.empty()) j["load"] = grid.loads;
   if (!grid.rates.empty()) j["rate"] = grid.rates;
@@ -340,6 +356,10 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
     if (j.contains("pool")) grid.pool = parse_pool_list(list_text("pool"), flag);
     if (j.contains("blocking")) grid.blocking = parse_ratio_list(list_text("blocking"), flag);
     if (j.contains("dequeue_batch")) grid.dequeue_batch = parse_dequeue_batch_list(list_text("dequeue_batch"), flag);
+    if (j.contains("skip_on_success")) {
+      grid.skip_on_success =
+          parse_skip_on_success_flag(j.at("skip_on_success").get<std::string>(), flag);
+    }
     if (j.contains("load")) grid.loads = parse_load_list(list_text("load"), flag);
     if (j.contains("rate")) grid.rates = parse_rate_list(list_text("rate"), flag);
     if (j.contains("arrivals")) {

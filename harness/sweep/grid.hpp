@@ -31,6 +31,9 @@ struct Grid {
   // Packets per remove (engine/dequeue_batch.hpp); the default, 1 alone, is the pool's
   // one-packet path and leaves the point ids and the sweep block as they were.
   std::vector<core::CountSpec> dequeue_batch{core::CountSpec{"1", 0, 1}};
+  // --skip-on-success, one value for the whole grid: its file and socket points take it, its
+  // post points keep the default. The default leaves the ids and the sweep block as they were.
+  SkipOnSuccess skip_on_success = SkipOnSuccess::by_default;
   // Open-loop offered loads (fractions of each point's closed-loop capacity) or rates
   // (completions/s); both empty: the closed loop only (the default).
   std::vector<double> loads;
@@ -58,6 +61,8 @@ std::vector<core::CountSpec> parse_count_list(const std::string& text, bool allo
                                         const std::string& flag);
 // Pool specs: counts and "auto[:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]]]".
 std::vector<core::PoolSpec> parse_pool_list(const std::string& text, const std::string& flag);
+// --skip-on-success: on, off or default (BadInput naming `flag` otherwise).
+SkipOnSuccess parse_skip_on_success_flag(const std::string& text, const std::string& flag);
 // --dequeue-batch: counts from 1 to engine::kMaxDequeueBatch, or N-relative (checked against
 // the maximum on this machine by engine::validate_point).
 std::vector<core::CountSpec> parse_dequeue_batch_list(const std::string& text, const std::string& flag);

@@ -8,6 +8,11 @@
 // timeout 0, pump when the port is empty), so a slot's I/O never leaves the thread that issued
 // it.
 //
+// --skip-on-success on (Windows): the file handle queues no packet for an I/O that succeeds at
+// once. A worker's re-issue that does so is handed back to it (Workload::completes_inline) and
+// handled next on its thread like a packet; one issued by start() or the pacer is posted into
+// the port by the transport (io/file_io_windows.cpp).
+//
 // --skip-port-share F (Windows' kernel port only): before re-issuing its slot through the port,
 // a worker issues further I/Os that complete without a packet while a draw stays below F (so a
 // fraction F of all I/Os), each waited for inside a blocking region. Those I/Os are counted in
@@ -50,7 +55,8 @@ class FileWorkload final : public Workload {
 
   void open(const RunEnv& env) override {
     env_ = env;
-    const io::TransportEnv transport = transport_env(env, params_.completion_path);
+    const io::TransportEnv transport =
+        transport_env(env, params_.completion_path, WorkloadKind::file);
     io::require_dispatch(transport, "file");
     const io::DataFileRequest request = data_file_request(params_);
     path_ = request.path;
@@ -137,7 +143,17 @@ class FileWorkload final : public Workload {
         t_done_ns = outside_port_io(d.slot, worker);
       }
     }
-    issue(d.slot, worker, t_done_ns);  // resubmitted right now: no extra clock read
+    // Resubmitted right now: no extra clock read. Completed at once with no packet (skip on
+    // success): the pool handles it next on this thread (engine/workload.hpp InlineCompletion).
+    InlineCompletion* done_now = worker.inline_completion;
+    if (issue(d.slot, worker, t_done_ns, done_now != nullptr ? &done_now->packet : nullptr)) {
+      done_now->ready = true;
+    }
+  }
+
+  // Only a worker's re-issue can be handed back to it (start() and the pacer are no workers).
+  bool completes_inline() const override {
+    return env_.open_loop == nullptr && io_->skip_granted();
   }
 
   bool drain(std::chrono::steady_clock::time_point deadline) override {
@@ -215,12 +231,14 @@ class FileWorkload final : public Workload {
     return false;
   }
 
-  void issue(std::uint32_t slot, WorkerContext& rng, std::uint64_t t_submit_ns) {
+  // True when the I/O completed at once with no packet and its completion is in *done_now.
+  bool issue(std::uint32_t slot, WorkerContext& rng, std::uint64_t t_submit_ns,
+             port::Packet* done_now = nullptr) {
     const std::uint64_t offset = next_offset(rng);
     const bool write = next_is_write(rng);
     submitted_.fetch_add(1, std::memory_order_relaxed);
     count_depth(+1, t_submit_ns);  // before: its completion may be taken at once
-    io_->submit(slot, write, offset, t_submit_ns);
+    return io_->submit(slot, write, offset, t_submit_ns, done_now);
   }
 
   void count_depth(int delta, std::uint64_t t_ns) {

@@ -75,7 +75,8 @@ class SocketWorkload final : public Workload {
 
   void open(const RunEnv& env) override {
     env_ = env;
-    const io::TransportEnv transport = transport_env(env, params_.completion_path);
+    const io::TransportEnv transport =
+        transport_env(env, params_.completion_path, WorkloadKind::socket);
     io::require_dispatch(transport, "socket");
     const unsigned n = params_.connections;
     capacity_ = std::size_t{params_.message_size} * params_.in_flight;

@@ -115,6 +115,18 @@ CASES: list[tuple[list[str], str]] = [
     ([*SWEEP, "--dequeue-batch", "1,0"], "--dequeue-batch"),
     ([*SWEEP, "--dequeue-batch", "8,2000"], "--dequeue-batch"),
     ([*SWEEP, "--dequeue-batch", "1,,8"], "--dequeue-batch"),
+    # --skip-on-success: on or off (or default); on is Windows only; file and socket only.
+    ([*RUN, "--workload", "file", "--skip-on-success", "yes"], "--skip-on-success"),
+    ([*RUN, "--workload", "file", "--skip-on-success", "on,off"], "--skip-on-success"),
+    ([*RUN, "--workload", "file", "--skip-on-success", "on"], "--skip-on-success"),  # Linux
+    ([*RUN, "--workload", "socket", "--skip-on-success", "on"], "--skip-on-success"),  # Linux
+    ([*RUN, "--workload", "post", "--skip-on-success", "off"], "--skip-on-success"),
+    ([*SWEEP, "--skip-on-success", "off"], "--skip-on-success"),  # post alone
+    ([*SWEEP, "--skip-on-success", "ON"], "--skip-on-success"),
+    (["sweep", "--workload", "file", "--duration", "0.1", "--warmup", "0", "--no-probe",
+      "--skip-on-success", "on"], "--skip-on-success"),  # Linux
+    (["tune", "--workload", "socket", "--blocking", "0", "--skip-on-success", "on"],
+     "--skip-on-success"),  # Linux
 ]
 
 

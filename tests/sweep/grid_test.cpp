@@ -135,6 +135,47 @@ TEST(Grid, DequeueBatchRefusesZeroAndMoreThanTheMaximum) {
   EXPECT_THROW(grid_from_json(j, "--grid"), BadInput);
 }
 
+TEST(Grid, SkipOnSuccessGoesToFileAndSocketPointsAndIsNamedOnlyWhenAsked) {
+  Grid grid = quick_grid();
+  grid.ports = {port::Backend::emulated};
+  grid.workloads = {WorkloadKind::post, WorkloadKind::file, WorkloadKind::socket};
+  EXPECT_EQ(grid_to_json(grid).count("skip_on_success"), 0u) << "the default stays out of the JSON";
+  for (const auto& p : expand(grid, 2)) {
+    EXPECT_EQ(p.skip_on_success, SkipOnSuccess::by_default);
+    EXPECT_EQ(point_id(p).find("/skip="), std::string::npos) << "ids as before the flag";
+  }
+  grid.skip_on_success = parse_skip_on_success_flag("off", "--skip-on-success");
+  std::set<std::string> named;
+  for (const auto& p : expand(grid, 2)) {
+    const bool post = p.workload == WorkloadKind::post;
+    EXPECT_EQ(p.skip_on_success, post ? SkipOnSuccess::by_default : SkipOnSuccess::off);
+    const bool has = point_id(p).find("/skip=off") != std::string::npos;
+    EXPECT_EQ(has, !post) << point_id(p);
+    if (has) named.insert(to_string(p.workload));
+  }
+  EXPECT_EQ(named, (std::set<std::string>{"file", "socket"}));
+  const Grid back = grid_from_json(grid_to_json(grid), "--grid");
+  EXPECT_EQ(back.skip_on_success, SkipOnSuccess::off);
+  EXPECT_EQ(grid_to_json(back), grid_to_json(grid));
+  for (const char* bad : {"yes", "", "ON", "on,off"}) {
+    try {
+      parse_skip_on_success_flag(bad, "--skip-on-success");
+      ADD_FAILURE() << "'" << bad << "' accepted";
+    } catch (const BadInput& e) {
+      EXPECT_EQ(e.flag, "--skip-on-success");
+    }
+  }
+  EXPECT_EQ(parse_skip_on_success_flag("default", "--skip-on-success"), SkipOnSuccess::by_default);
+  EXPECT_EQ(parse_skip_on_success_flag("on", "--skip-on-success"), SkipOnSuccess::on);
+}
+
+TEST(Grid, SkipOnSuccessDefaultIsEachWorkloadsOwn) {
+  EXPECT_TRUE(skip_on_success_asked(SkipOnSuccess::by_default, WorkloadKind::socket));
+  EXPECT_FALSE(skip_on_success_asked(SkipOnSuccess::by_default, WorkloadKind::file));
+  EXPECT_TRUE(skip_on_success_asked(SkipOnSuccess::on, WorkloadKind::file));
+  EXPECT_FALSE(skip_on_success_asked(SkipOnSuccess::off, WorkloadKind::socket));
+}
+
 TEST(Grid, ListsRejectBadItemsNamingTheFlag) {
   try {
     parse_ratio_list("0,1", "--blocking");

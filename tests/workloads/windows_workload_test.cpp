@@ -2,8 +2,9 @@
 // kernel's port (`win32`: files and sockets associated with it, the kernel queues their
 // completions) and against the emulated port (completions forwarded from a private IOCP), and
 // what must be conserved is checked: packets, bytes per I/O, every echoed byte, one stop packet
-// per thread, nothing left in the port. Plus the tagged-event I/Os of --skip-port-share and
-// "unavailable" context switches under Wine. Never absolute timings.
+// per thread, nothing left in the port. Plus the tagged-event I/Os of --skip-port-share,
+// --skip-on-success on and off, and "unavailable" context switches under Wine. Never absolute
+// timings.
 
 #include <gtest/gtest.h>
 
@@ -123,6 +124,69 @@ TEST_P(WindowsWorkload, FileSkipPortShareKeepsTaggedIosOutOfThePort) {
                        static_cast<double>(skip.at("ops").get<std::uint64_t>() + r.ops);
   EXPECT_GT(share, 0.2);
   EXPECT_LT(share, 0.8);
+}
+
+std::uint64_t count(const nlohmann::json& block, const char* key) {
+  return block.at(key).get<std::uint64_t>();
+}
+
+// --skip-on-success on: an I/O that succeeds at once queues no packet; a worker's re-issue is
+// handed back and handled by that worker, every completion counted once (packet or inline).
+TEST_P(WindowsWorkload, FileSkipOnSuccessCountsEveryCompletionOnce) {
+  PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::file,
+                            {{"file", test_file()},
+                             {"file_size_mib", 8},
+                             {"block_size", 4096},
+                             {"outstanding", 8}});
+  spec.skip_on_success = iocpbench::SkipOnSuccess::on;
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  EXPECT_EQ(r.bytes, r.ops * 4096) << "bytes = ops x block size";
+  const auto& block = r.workload_stats.at("skip_on_success");
+  EXPECT_EQ(block.at("requested"), "on");
+  EXPECT_TRUE(block.at("asked").get<bool>());
+  EXPECT_EQ(count(block, "granted"), 1u) << block.dump();
+  EXPECT_EQ(count(block, "immediate"),
+            count(block, "handled_inline") + count(block, "posted_by_issuer"));
+  EXPECT_EQ(r.completions_inline_total, count(block, "handled_inline"));
+  EXPECT_EQ(r.completions_handled_total, r.packets_handled_total + r.completions_inline_total)
+      << "each completion once: a packet or inline";
+  EXPECT_LE(count(block, "immediate"), count(r.workload_stats, "immediate_successes"));
+}
+
+TEST_P(WindowsWorkload, FileSkipOnSuccessOffIsOnePacketPerIo) {
+  PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::file,
+                            {{"file", test_file()},
+                             {"file_size_mib", 8},
+                             {"block_size", 4096},
+                             {"outstanding", 8}});
+  spec.skip_on_success = iocpbench::SkipOnSuccess::off;
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  const auto& block = r.workload_stats.at("skip_on_success");
+  EXPECT_FALSE(block.at("asked").get<bool>());
+  EXPECT_EQ(count(block, "granted"), 0u);
+  EXPECT_EQ(count(block, "immediate"), 0u);
+  EXPECT_EQ(r.completions_inline_total, 0u);
+  EXPECT_EQ(r.completions_handled_total, r.packets_handled_total);
+}
+
+// --skip-on-success off on the socket: the mode is not asked for, so nothing completes inline.
+TEST_P(WindowsWorkload, SocketSkipOnSuccessOffQueuesEverySendAndReceive) {
+  PointSpec spec = spec_for(GetParam(), iocpbench::WorkloadKind::socket,
+                            {{"connections", 4}, {"message_size", 100}});
+  spec.skip_on_success = iocpbench::SkipOnSuccess::off;
+  const RunResult r = iocpbench::engine::run_point(spec, nullptr);
+  expect_clean_accounting(r, spec.pool_value);
+  iocpbench::test::expect_every_byte_verified(r, 100);
+  const auto& block = r.workload_stats.at("skip_on_success");
+  EXPECT_FALSE(block.at("asked").get<bool>());
+  EXPECT_EQ(count(block, "granted"), 0u);
+  EXPECT_EQ(count(r.workload_stats, "skip_completion_port_on_success_sockets"), 0u);
+  const auto& immediate = r.workload_stats.at("immediate");
+  EXPECT_EQ(count(immediate, "sends_completed_inline"), 0u);
+  EXPECT_EQ(count(immediate, "recvs_completed_inline_posted"), 0u);
+  EXPECT_EQ(count(block, "immediate"), 0u);
 }
 
 TEST_P(WindowsWorkload, SocketEchoesEveryByteIntact) {
