@@ -47,12 +47,14 @@ RUN_LENGTH_FIELDS = frozenset({"duration_s", "warmup_s"})
 # Within an identity field, parts that randomise a point rather than define it (an open-loop
 # point's arrival seed, as the sweep's own seed).
 NON_IDENTITY_SUBFIELDS = {"open_loop": frozenset({"seed"})}
-# What a point without the field was measured with (the harness writes dispatch, metrics and
-# dequeue_batch on every point, working_set_kib only when one was given; older files lack
-# them): the point id names a dispatch only when it is not shared, a working set only when
-# there is one, a dequeue batch only when it is not 1 (one packet per remove, as before batches).
+# What a point without the field was measured with (the harness writes dispatch, metrics,
+# dequeue_batch and affinity on every point, working_set_kib only when one was given; older
+# files lack them): the point id names a dispatch only when it is not shared, a working set only
+# when there is one, a dequeue batch only when it is not 1 (one packet per remove, as before
+# batches), a placement only when it is not none (no thread pinned).
+NO_AFFINITY = {"workers": "none", "load": "none"}
 FIELD_DEFAULTS: dict[str, Any] = {"dispatch": "shared", "metrics": True, "working_set_kib": 0,
-                                  "dequeue_batch": "1"}
+                                  "dequeue_batch": "1", "affinity": NO_AFFINITY}
 
 # The key: (field, canonical JSON of its normalised value) pairs, sorted by field.
 SpecKey = tuple[tuple[str, str], ...]
@@ -152,6 +154,23 @@ def _spec_text(value: Any) -> str:
     return normalize_spec(value["spec"] if isinstance(value, dict) else value)
 
 
+def _affinity_specs(value: Any) -> dict[str, str]:
+    # {"workers": {"spec": "compact", "order": ..., "cpus": [...]}, "load": {...}}: the specs are
+    # the identity; the CPUs they gave are this machine's reading of them.
+    value = value if isinstance(value, dict) else {}
+    specs = {}
+    for part in NO_AFFINITY:
+        given = value.get(part, "none")
+        specs[part] = str(given.get("spec", "none") if isinstance(given, dict) else given)
+    return specs
+
+
+def affinity_specs(point: dict[str, Any]) -> dict[str, str]:
+    """The placements a point asked for, {"workers": SPEC, "load": SPEC}: "none" for a point
+    without the field (nothing was pinned before placements existed)."""
+    return _affinity_specs(point.get("affinity", NO_AFFINITY))
+
+
 def _blocking(value: Any) -> dict[str, Any]:
     blocking = dict(value) if isinstance(value, dict) else {"ratio": value}
     blocking["kind"] = str(blocking.get("kind", ""))
@@ -166,6 +185,7 @@ NORMALIZERS: dict[str, Any] = {
     "concurrency": _spec_text,
     "pool": _spec_text,
     "dequeue_batch": _spec_text,
+    "affinity": _affinity_specs,
     "blocking": _blocking,
 }
 
@@ -194,7 +214,8 @@ def _at_default(name: str, normal: Any) -> bool:
 def spec_key(point: dict[str, Any], *, ignore_port: bool = False) -> SpecKey:
     """The identity of a point across machines, hashable: workload and its params, port,
     dispatch, concurrency and pool specs, blocking ratio and kind, work per completion, working
-    set, dequeue batch, metrics, and any field the harness adds later (identity)."""
+    set, dequeue batch, the workers' and load threads' placements (their specs, not the CPUs
+    they gave), metrics, and any field the harness adds later (identity)."""
     ident = identity(point, ignore_port=ignore_port)
     return tuple((name, json.dumps(ident[name], sort_keys=True, separators=(",", ":"))) for name in sorted(ident))
 
@@ -233,7 +254,11 @@ def point_label(point: dict[str, Any], *, ignore_port: bool = False) -> str:
     if blocking.get("kind") and blocking["kind"] != "sleep":
         parts.append(blocking["kind"])
     for name in sorted(ident):
-        if name not in LABELLED_FIELDS and not _at_default(name, ident[name]):
+        if name == "affinity":
+            # As the harness's ids name them: /affinity=SPEC, /load-affinity=SPEC, only when pinned.
+            parts += [f"{label}={ident[name][part]}" for part, label in
+                      (("workers", "affinity"), ("load", "load-affinity")) if ident[name][part] != "none"]
+        elif name not in LABELLED_FIELDS and not _at_default(name, ident[name]):
             parts.append(f"{name}={_label_value(ident[name])}")
     params = params_key(point.get("workload_params"))
     if params not in ("", "{}"):

@@ -48,6 +48,9 @@ struct RunEnv {
   // issues nothing: the pacer calls issue(slot) at each intended time, and the workload
   // releases the slot once the request is done (after the pool has timed it).
   engine::OpenLoop* open_loop = nullptr;
+  // Places the load generator's own threads (--load-affinity): each reserves its index on the
+  // thread that starts it and pins itself first thing (engine/affinity.hpp). Null in tests.
+  engine::ThreadPlacer* load_placer = nullptr;
 };
 
 // Per pool thread, handed to every call a worker makes.

@@ -84,6 +84,13 @@ std::vector<core::CountSpec> parse_dequeue_batch_list(const std::string& text, c
   return out;
 }
 
+platform::PlacementSpec parse_placement_text(const std::string& text, const std::string& flag) {
+  std::string why;
+  const auto spec = platform::parse_placement(text, why);
+  if (!spec) throw BadInput{flag, why};
+  return *spec;
+}
+
 std::vector<core::PoolSpec> parse_pool_list(const std::string& text, const std::string& flag) {
   std::vector<core::PoolSpec> out;
   for (const auto& item : split(text)) {
@@ -232,6 +239,8 @@ std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
             point.duration_s = grid.duration_s;
             point.warmup_s = grid.warmup_s;
             point.dispatch = dispatch;
+            point.affinity = grid.affinity;
+            point.load_affinity = grid.load_affinity;
             for (const core::CountSpec& q : grid.dequeue_batch) {
               point.dequeue_batch = q;
               point.dequeue_batch_value = q.resolve(logical_cpus);
@@ -260,6 +269,9 @@ std::string point_id(const engine::PointSpec& point) {
   // A batch of 1 (the pool's one-packet path) is not named: ids from before batches stay as
   // they were. Before the completion path, which --resume's upgrade cuts from the end.
   if (point.dequeue_batch.text != "1") id << "/batch=" << point.dequeue_batch.text;
+  // Placements only when they pin: ids from before placements stay as they were.
+  if (point.affinity.pins()) id << "/affinity=" << point.affinity.text;
+  if (point.load_affinity.pins()) id << "/load-affinity=" << point.load_affinity.text;
   id << completion_path_id_suffix(point.workload, point.workload_params);
   // Open loop only: closed-loop ids stay as they were.
   const engine::OpenLoopSpec& o = point.open_loop;
@@ -301,6 +313,9 @@ nlohmann::json grid_to_json(const Grid& grid) {
     j["dequeue_batch"] = nlohmann::json::array();
     for (const auto& q : grid.dequeue_batch) j["dequeue_batch"].push_back(q.text);
   }
+  // Placements only when they pin: a grid without them reads as before (--resume compares).
+  if (grid.affinity.pins()) j["affinity"] = grid.affinity.text;
+  if (grid.load_affinity.pins()) j["load_affinity"] = grid.load_affinity.text;
   // Open-loop keys only when the grid has loads or rates (closed-loop grids read as before).
   if (!grid.loads.empty()) j["load"] = grid.loads;
   if (!grid.rates.empty()) j["rate"] = grid.rates;
@@ -340,6 +355,10 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
     if (j.contains("pool")) grid.pool = parse_pool_list(list_text("pool"), flag);
     if (j.contains("blocking")) grid.blocking = parse_ratio_list(list_text("blocking"), flag);
     if (j.contains("dequeue_batch")) grid.dequeue_batch = parse_dequeue_batch_list(list_text("dequeue_batch"), flag);
+    if (j.contains("affinity")) grid.affinity = parse_placement_text(j.at("affinity").get<std::string>(), flag);
+    if (j.contains("load_affinity")) {
+      grid.load_affinity = parse_placement_text(j.at("load_affinity").get<std::string>(), flag);
+    }
     if (j.contains("load")) grid.loads = parse_load_list(list_text("load"), flag);
     if (j.contains("rate")) grid.rates = parse_rate_list(list_text("rate"), flag);
     if (j.contains("arrivals")) {

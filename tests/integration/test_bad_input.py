@@ -115,6 +115,14 @@ CASES: list[tuple[list[str], str]] = [
     ([*SWEEP, "--dequeue-batch", "1,0"], "--dequeue-batch"),
     ([*SWEEP, "--dequeue-batch", "8,2000"], "--dequeue-batch"),
     ([*SWEEP, "--dequeue-batch", "1,,8"], "--dequeue-batch"),
+    # --affinity / --load-affinity: none, compact, spread or a list of CPUs this process may use.
+    ([*RUN, "--affinity", "packed"], "--affinity"),
+    ([*RUN, "--affinity", ""], "--affinity"),
+    ([*RUN, "--affinity", "0,,1"], "--affinity"),
+    ([*RUN, "--affinity", "99999"], "--affinity"),  # no such CPU
+    ([*RUN, "--load-affinity", "2-1"], "--load-affinity"),
+    ([*SWEEP, "--affinity", "0-99999"], "--affinity"),
+    ([*SWEEP, "--load-affinity", "spread,0"], "--load-affinity"),
 ]
 
 
