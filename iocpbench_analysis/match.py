@@ -47,14 +47,17 @@ RUN_LENGTH_FIELDS = frozenset({"duration_s", "warmup_s"})
 # Within an identity field, parts that randomise a point rather than define it (an open-loop
 # point's arrival seed, as the sweep's own seed).
 NON_IDENTITY_SUBFIELDS = {"open_loop": frozenset({"seed"})}
-# What a point without the field was measured with (the harness writes dispatch, metrics and
-# dequeue_batch on every point, working_set_kib only when one was given, skip_on_success on
-# file and socket points; older files lack them): the point id names a dispatch only when it is
-# not shared, a working set only when there is one, a dequeue batch only when it is not 1 (one
-# packet per remove, as before batches), skip on success only when it was asked for
-# (--skip-on-success on or off; "default" is each workload's own behaviour).
+# What a point without the field was measured with (the harness writes dispatch, metrics,
+# dequeue_batch and affinity on every point, working_set_kib only when one was given,
+# skip_on_success on file and socket points; older files lack them): the point id names a
+# dispatch only when it is not shared, a working set only when there is one, a dequeue batch
+# only when it is not 1 (one packet per remove, as before batches), skip on success only when it
+# was asked for (--skip-on-success on or off; "default" is each workload's own behaviour), a
+# placement only when it is not none (no thread pinned).
+NO_AFFINITY = {"workers": "none", "load": "none"}
 FIELD_DEFAULTS: dict[str, Any] = {"dispatch": "shared", "metrics": True, "working_set_kib": 0,
-                                  "dequeue_batch": "1", "skip_on_success": "default"}
+                                  "dequeue_batch": "1", "skip_on_success": "default",
+                                  "affinity": NO_AFFINITY}
 
 # The key: (field, canonical JSON of its normalised value) pairs, sorted by field.
 SpecKey = tuple[tuple[str, str], ...]
@@ -160,6 +163,23 @@ def _skip_requested(value: Any) -> str:
     return str(value.get("requested", "default") if isinstance(value, dict) else value)
 
 
+def _affinity_specs(value: Any) -> dict[str, str]:
+    # {"workers": {"spec": "compact", "order": ..., "cpus": [...]}, "load": {...}}: the specs are
+    # the identity; the CPUs they gave are this machine's reading of them.
+    value = value if isinstance(value, dict) else {}
+    specs = {}
+    for part in NO_AFFINITY:
+        given = value.get(part, "none")
+        specs[part] = str(given.get("spec", "none") if isinstance(given, dict) else given)
+    return specs
+
+
+def affinity_specs(point: dict[str, Any]) -> dict[str, str]:
+    """The placements a point asked for, {"workers": SPEC, "load": SPEC}: "none" for a point
+    without the field (nothing was pinned before placements existed)."""
+    return _affinity_specs(point.get("affinity", NO_AFFINITY))
+
+
 def _blocking(value: Any) -> dict[str, Any]:
     blocking = dict(value) if isinstance(value, dict) else {"ratio": value}
     blocking["kind"] = str(blocking.get("kind", ""))
@@ -175,6 +195,7 @@ NORMALIZERS: dict[str, Any] = {
     "pool": _spec_text,
     "dequeue_batch": _spec_text,
     "skip_on_success": _skip_requested,
+    "affinity": _affinity_specs,
     "blocking": _blocking,
 }
 
@@ -203,8 +224,8 @@ def _at_default(name: str, normal: Any) -> bool:
 def spec_key(point: dict[str, Any], *, ignore_port: bool = False) -> SpecKey:
     """The identity of a point across machines, hashable: workload and its params, port,
     dispatch, concurrency and pool specs, blocking ratio and kind, work per completion, working
-    set, dequeue batch, skip on success, metrics, and any field the harness adds later
-    (identity)."""
+    set, dequeue batch, skip on success, the workers' and load threads' placements (their specs,
+    not the CPUs they gave), metrics, and any field the harness adds later (identity)."""
     ident = identity(point, ignore_port=ignore_port)
     return tuple((name, json.dumps(ident[name], sort_keys=True, separators=(",", ":"))) for name in sorted(ident))
 
@@ -243,7 +264,11 @@ def point_label(point: dict[str, Any], *, ignore_port: bool = False) -> str:
     if blocking.get("kind") and blocking["kind"] != "sleep":
         parts.append(blocking["kind"])
     for name in sorted(ident):
-        if name not in LABELLED_FIELDS and not _at_default(name, ident[name]):
+        if name == "affinity":
+            # As the harness's ids name them: /affinity=SPEC, /load-affinity=SPEC, only when pinned.
+            parts += [f"{label}={ident[name][part]}" for part, label in
+                      (("workers", "affinity"), ("load", "load-affinity")) if ident[name][part] != "none"]
+        elif name not in LABELLED_FIELDS and not _at_default(name, ident[name]):
             parts.append(f"{name}={_label_value(ident[name])}")
     params = params_key(point.get("workload_params"))
     if params not in ("", "{}"):

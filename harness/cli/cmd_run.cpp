@@ -23,6 +23,7 @@
 #include "platform/file_lock.hpp"
 #include "core/timestamp.hpp"
 #include "results/write.hpp"
+#include "engine/affinity.hpp"
 #include "engine/run_point.hpp"
 #include "core/count_spec.hpp"
 #include "sweep/grid.hpp"
@@ -77,6 +78,7 @@ struct RunOptions {
   std::string working_set_kib = "0";
   std::string dequeue_batch = "1";
   std::string skip_on_success = to_string(SkipOnSuccess::by_default);
+  std::string affinity = "none", load_affinity = "none";
   std::string rate, load, arrivals = core::to_string(core::kDefaultArrivals), max_in_flight = "0",
       seed = "1";
   bool no_metrics = false;
@@ -126,6 +128,8 @@ void add_run_options(CLI::App& command, RunOptions& o) {
   add_defaulted(command, "--working-set-kib", o.working_set_kib, kWorkingSetHelp, "KIB");
   add_defaulted(command, "--dequeue-batch", o.dequeue_batch, kDequeueBatchHelp, "COUNT");
   add_defaulted(command, "--skip-on-success", o.skip_on_success, kSkipOnSuccessHelp, "TEXT");
+  add_defaulted(command, "--affinity", o.affinity, kAffinityHelp, "PLACEMENT");
+  add_defaulted(command, "--load-affinity", o.load_affinity, kLoadAffinityHelp, "PLACEMENT");
   add_defaulted(command, "--rate", o.rate,
                 "open loop: offered completions per second, each request started at its intended "
                 "time and its latency measured from it (default: the closed loop)",
@@ -145,7 +149,8 @@ void add_run_options(CLI::App& command, RunOptions& o) {
                  "--repetitions", "--json", "--force"});
   group_options(command, kGroupAdvanced,
                 {"--blocking-kind", "--work-us", "--warmup", "--dispatch", "--working-set-kib",
-                 "--dequeue-batch", "--skip-on-success", "--rate", "--load", "--arrivals",
+                 "--dequeue-batch", "--skip-on-success", "--affinity", "--load-affinity", "--rate",
+                 "--load", "--arrivals",
                  "--max-in-flight", "--seed", "--no-metrics"});
 }
 
@@ -172,6 +177,8 @@ engine::PointSpec point_from_options(const RunOptions& o) {
   spec.dequeue_batch = sweep::parse_dequeue_batch_list(o.dequeue_batch, "--dequeue-batch").front();
   spec.dequeue_batch_value = spec.dequeue_batch.resolve(n);
   spec.skip_on_success = sweep::parse_skip_on_success_flag(o.skip_on_success, "--skip-on-success");
+  spec.affinity = engine::parse_affinity_flag(o.affinity, "--affinity");
+  spec.load_affinity = engine::parse_affinity_flag(o.load_affinity, "--load-affinity");
   spec.duration_s = parse_duration_flag(o.duration, "--duration", 1);
   spec.warmup_s = parse_duration_flag(o.warmup, "--warmup", 1);
   const auto dispatch = parse_dispatch(o.dispatch);
@@ -216,6 +223,16 @@ void print_batch(const engine::PointSpec& spec, const engine::BatchSizes& sizes)
   }
 }
 
+// A pinned placement's part of a run's line: the CPUs the OS read back, thread by thread.
+void print_placement(const char* threads, const engine::PlacementRecord& r) {
+  if (!r.cpus || r.cpus->empty()) return;  // none, or no such thread in this workload
+  std::cout << ", " << threads << " on CPUs ";
+  for (std::size_t i = 0; i < r.cpus->size(); ++i) {
+    const auto& cpu = (*r.cpus)[i];
+    std::cout << (i > 0 ? "," : "") << (cpu ? std::to_string(*cpu) : std::string("?"));
+  }
+}
+
 // One run's summary line on stdout, and its warning on stderr when the ratio was not honoured.
 void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool switches_counted) {
   std::ostringstream switches;
@@ -237,6 +254,8 @@ void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool s
   if (r.completions_inline_total > 0) {
     std::cout << ", " << r.completions_inline_total << " handled inline (no packet)";
   }
+  print_placement("workers", r.affinity.workers);
+  print_placement("load threads", r.affinity.load);
   if (r.pool_sizing) {
     const engine::PoolWindowSummary& w = r.pool_sizing->window;
     std::cout << ", threads mean " << std::setprecision(1) << w.mean_threads << " ("

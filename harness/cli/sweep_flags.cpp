@@ -10,6 +10,7 @@
 #include "cli/option_help.hpp"
 #include "core/units.hpp"
 #include "results/json_file.hpp"
+#include "engine/affinity.hpp"
 #include "engine/working_set.hpp"
 #include "io/async_io.hpp"
 #include "sweep/completion_path_compat.hpp"
@@ -123,6 +124,10 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
     add("--max-repetitions", f.max_repetitions, "cap for --target-ci", "INT", std::to_string(grid.max_repetitions));
     add("--dequeue-batch", f.dequeue_batch, kDequeueBatchHelp, "COUNT,...",
         list_text(grid.dequeue_batch, spec_text));
+  }
+  add("--affinity", f.affinity, kAffinityHelp, "PLACEMENT", grid.affinity.text);
+  add("--load-affinity", f.load_affinity, kLoadAffinityHelp, "PLACEMENT", grid.load_affinity.text);
+  if (!for_tune) {
     add("--load", f.load,
         "open-loop offered loads, fractions of each point's capacity in (0, 1] (each run first "
         "measures the point's closed-loop throughput for up to 1 s); latency is then from each "
@@ -145,8 +150,9 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
                  "--repetitions", "--json"});
   group_options(command, kGroupAdvanced,
                 {"--dispatch", "--blocking-kind", "--work-us", "--working-set-kib", "--warmup",
-                 "--seed", "--target-ci", "--max-repetitions", "--dequeue-batch", "--load", "--rate",
-                 "--arrivals", "--max-in-flight", "--grid", "--skip-on-success"});
+                 "--seed", "--target-ci", "--max-repetitions", "--dequeue-batch", "--affinity",
+                 "--load-affinity", "--load", "--rate", "--arrivals", "--max-in-flight", "--grid",
+                 "--skip-on-success"});
 }
 
 double parse_number_flag(const std::string& text, const std::string& flag) {
@@ -235,6 +241,11 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
         sweep::parse_skip_on_success_flag(f.skip_on_success, "--skip-on-success");
   }
   check_skip_on_success(grid.skip_on_success, grid.workloads);
+  // Placed on this machine here, before the results file is locked.
+  if (!f.affinity.empty()) grid.affinity = engine::parse_affinity_flag(f.affinity, "--affinity");
+  if (!f.load_affinity.empty()) {
+    grid.load_affinity = engine::parse_affinity_flag(f.load_affinity, "--load-affinity");
+  }
   if (!f.blocking_kind.empty()) grid.blocking_kind = sweep::parse_blocking_kind_flag(f.blocking_kind, "--blocking-kind");
   if (!f.work_us.empty()) grid.work_us = parse_duration_flag(f.work_us, "--work-us", 1e-6);
   if (!f.working_set_kib.empty()) grid.working_set_kib = parse_working_set_flag(f.working_set_kib);

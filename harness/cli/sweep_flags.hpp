@@ -16,7 +16,8 @@ namespace iocpbench::cli {
 struct SweepFlags {
   std::string workload, port, concurrency, pool, blocking, blocking_kind, work_us, duration,
       warmup, repetitions, seed, json, grid_file, target_ci, max_repetitions, dispatch,
-      working_set_kib, load, rate, arrivals, max_in_flight, dequeue_batch, skip_on_success;
+      working_set_kib, load, rate, arrivals, max_in_flight, dequeue_batch, skip_on_success,
+      affinity, load_affinity;
   WorkloadFlags workload_flags;
   std::vector<CLI::Option*> grid_options;  // to tell whether any was given
 
@@ -68,6 +69,18 @@ inline constexpr const char* kDequeueBatchHelp =
     "GetQueuedCompletionStatusEx takes up to that many on one concurrency slot (C then limits "
     "threads, not packets) and the thread handles them in order, so each waits behind the ones "
     "before it (counted in its queue delay and latency); 1: one packet per remove";
+
+// --affinity and --load-affinity (run, sweep, tune): where the pool's workers and the load
+// generator's threads run.
+inline constexpr const char* kAffinityHelp =
+    "pin each worker thread to one CPU: none (the OS places them; no affinity call), compact "
+    "(worker i on the i-th CPU filling a core's SMT siblings, then the socket, then the next "
+    "socket), spread (one thread of every core, sockets alternating, before any second "
+    "sibling), or a CPU list such as 0,2-3 (round-robin over it); the CPUs read back are "
+    "recorded in points[].affinity";
+inline constexpr const char* kLoadAffinityHelp =
+    "pin the load generator's threads (posters, the socket workload's client thread, the open "
+    "loop's pacer) the same way: none, compact, spread or a CPU list";
 
 // The results file a command writes (--json, or --resume's file), locked until the lock is
 // dropped: BadInput naming `flag` when the path cannot be written or another iocpbench process

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "engine/affinity.hpp"
 #include "metrics/clock.hpp"
 #include "platform/platform.hpp"
 
@@ -33,10 +34,14 @@ OpenLoop::OpenLoop(double rate_ops_per_s, core::ArrivalProcess arrivals, std::ui
 
 OpenLoop::~OpenLoop() { stop(); }
 
-void OpenLoop::start(Issue issue) {
+void OpenLoop::start(Issue issue, ThreadPlacer* placer) {
   schedule_base_ns_ = metrics::now_ns();
   next_ns_ = schedule_base_ns_ + schedule_.next_ns();
-  thread_ = std::thread([this, issue = std::move(issue)] { pacer(issue); });
+  const unsigned slot = placer != nullptr ? placer->reserve("open-loop pacer") : 0;
+  thread_ = std::thread([this, issue = std::move(issue), placer, slot] {
+    if (placer != nullptr) placer->pin_current(slot);
+    pacer(issue);
+  });
 }
 
 void OpenLoop::stop() {

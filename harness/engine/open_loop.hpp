@@ -31,6 +31,8 @@
 
 namespace iocpbench::engine {
 
+class ThreadPlacer;  // engine/affinity.hpp
+
 // What a point asks of its arrivals; none of rate and load set: the closed loop.
 struct OpenLoopSpec {
   double rate_ops_per_s = 0;  // --rate: offered completions per second
@@ -77,8 +79,9 @@ class OpenLoop {
   unsigned slots() const { return static_cast<unsigned>(times_.size()); }
   double rate_ops_per_s() const { return rate_ops_per_s_; }
 
-  // Starts the pacer thread; the first arrival is one gap after now.
-  void start(Issue issue);
+  // Starts the pacer thread; the first arrival is one gap after now. `placer` (may be null):
+  // the pacer is a load thread it places (engine/affinity.hpp).
+  void start(Issue issue, ThreadPlacer* placer = nullptr);
   // The measured window's edges (monotonic ns, metrics/clock.hpp): arrivals are counted by
   // whether their intended time falls between them.
   void mark_window_start(std::uint64_t t_ns) { window_start_ns_.store(t_ns); }

@@ -9,6 +9,7 @@
 #include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
 #include "port/blocking_region.hpp"
+#include "engine/affinity.hpp"
 #include "engine/blocking_io.hpp"
 #include "engine/working_set.hpp"
 
@@ -20,7 +21,7 @@ using workloads::kStopKey;
 Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& workload,
            const HandlerSpec& handler, unsigned threads, metrics::RoleRegistry& roles,
            const std::atomic<int>& phase, std::optional<PoolSizing> sizing,
-           unsigned dequeue_batch)
+           unsigned dequeue_batch, ThreadPlacer* placer)
     : ports_(std::move(ports)),
       workload_(workload),
       handler_(handler),
@@ -33,6 +34,7 @@ Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& worklo
       stats_(sizing ? sizing->max_threads : threads),
       sizing_(sizing),
       dequeue_batch_(dequeue_batch),
+      placer_(placer),
       cpu_(platform::logical_cpus()),
       threads_(stats_.size()),
       occupied_(stats_.size(), false),
@@ -231,6 +233,8 @@ struct Pool::WorkerThread {
 };
 
 void Pool::worker(unsigned index, std::uint64_t generation) {
+  // Before it enrols: start() returns with every first thread on its CPU.
+  if (placer_ != nullptr) placer_->pin_current(index);
   if (board_ != nullptr) board_->at(index, ProgressBoard::kInPort);
   roles_.enrol(metrics::Role::workers);
   WorkerThread self(*this, index, generation);

@@ -53,6 +53,8 @@
 
 namespace iocpbench::engine {
 
+class ThreadPlacer;  // engine/affinity.hpp
+
 using BlockingKind = iocpbench::BlockingKind;  // core/kinds.hpp
 
 // Inline completions one thread handles in a row before it posts the next into the port.
@@ -103,10 +105,11 @@ class Pool {
   // i only ever removes from ports[i], and takes its stop packet there). `sizing`: a
   // self-sizing pool of up to sizing->max_threads (then `threads` is ignored; one shared port).
   // `dequeue_batch`: packets per remove, 1..kMaxDequeueBatch (1: remove(), one at a time).
+  // `placer` (may be null): each thread pins itself to its slot's CPU before it enrols.
   Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& workload,
        const HandlerSpec& handler, unsigned threads, metrics::RoleRegistry& roles,
        const std::atomic<int>& phase, std::optional<PoolSizing> sizing = std::nullopt,
-       unsigned dequeue_batch = 1);
+       unsigned dequeue_batch = 1, ThreadPlacer* placer = nullptr);
   ~Pool();
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
@@ -173,6 +176,7 @@ class Pool {
   ProgressBoard* board_ = nullptr;
   std::optional<PoolSizing> sizing_;
   unsigned dequeue_batch_ = 1;
+  ThreadPlacer* placer_ = nullptr;
   metrics::CpuMeter cpu_;
 
   // Guarded by sizing_mutex_: the slots' threads and which hold a thread still in the pool.

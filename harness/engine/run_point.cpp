@@ -251,6 +251,8 @@ void validate_point(const PointSpec& spec) {
   }
   validate_open_loop(spec);
   validate_skip_on_success(spec);
+  affinity_placement(spec.affinity, "--affinity");
+  affinity_placement(spec.load_affinity, "--load-affinity");
 }
 
 namespace {
@@ -454,7 +456,8 @@ void collect_run(const PointSpec& spec, const HandlerSpec& handler, const worklo
 // run's collected results into `result`, the window's edge samples returned.
 Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPorts& ports,
                workloads::Workload& workload, metrics::RoleRegistry& roles, std::atomic<int>& phase,
-               const std::atomic<bool>* stop_requested, OpenLoop* open_loop, RunResult& result) {
+               const std::atomic<bool>* stop_requested, OpenLoop* open_loop, ThreadPlacer& workers,
+               ThreadPlacer& load, RunResult& result) {
   Window w;
   ProgressBoard board(spec.pool_value);
   std::optional<PoolSizing> sizing;
@@ -463,12 +466,14 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
                         a->grow_below_cpu_pct, a->shrink_above_cpu_pct, a->idle_timeout_ms};
   }
   Pool pool(ports.all, workload, handler, spec.pool_value, roles, phase, sizing,
-            spec.dequeue_batch_value);
+            spec.dequeue_batch_value, &workers);
   pool.set_progress_board(&board);
   PhaseGuard guard{phase};
   pool.start();
   workload.start();
-  if (open_loop != nullptr) open_loop->start([&workload](unsigned slot) { return workload.issue(slot); });
+  if (open_loop != nullptr) {
+    open_loop->start([&workload](unsigned slot) { return workload.issue(slot); }, &load);
+  }
   Watchdog watchdog(
       watchdog_limit_s(spec.work_us, handler.block_us(), spec.watchdog_s),
       [&board] { return board.packets(); },
@@ -662,6 +667,11 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   const bool per_thread_ports = spec.dispatch == Dispatch::per_thread;
   const PointPorts ports = make_ports(spec, per_thread_ports);
   result.effective_concurrency = ports.all.front()->concurrency();
+  // Before the workload and the open loop: their threads may still read them while they go.
+  ThreadPlacer worker_placer(affinity_placement(spec.affinity, "--affinity"), "--affinity",
+                             spec.pool_value);
+  ThreadPlacer load_placer(affinity_placement(spec.load_affinity, "--load-affinity"),
+                           "--load-affinity");
 
   metrics::RoleRegistry roles;
   std::atomic<int> phase{workloads::kWarmup};
@@ -683,10 +693,15 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   }
   workloads::RunEnv env{ports.all.front(), &roles, &phase, spec.pool_value,
                         per_thread_ports ? ports.all : std::vector<port::CompletionPort*>{},
-                        spec.metrics, open_loop.get(), spec.skip_on_success};
+                        spec.metrics, open_loop.get(), spec.skip_on_success, &load_placer};
   workload->open(env);
-  const Window window =
-      measure(spec, handler, ports, *workload, roles, phase, stop_requested, open_loop.get(), result);
+  const Window window = measure(spec, handler, ports, *workload, roles, phase, stop_requested,
+                                open_loop.get(), worker_placer, load_placer, result);
+  result.affinity = {worker_placer.record(), load_placer.record()};
+  // A thread the OS would not pin ran where it liked: not the point asked for.
+  for (const ThreadPlacer* placer : {&worker_placer, &load_placer}) {
+    if (const std::string failure = placer->failure(); !failure.empty()) throw std::runtime_error(failure);
+  }
   collect_window(window, result);
   result.machine_load = machine_load_of(window, result);
   if (window.l0 && window.l1) {

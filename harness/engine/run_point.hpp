@@ -21,6 +21,7 @@
 #include "core/count_spec.hpp"
 #include "core/kinds.hpp"
 #include "core/pool_spec.hpp"
+#include "engine/affinity.hpp"
 #include "engine/open_loop.hpp"
 #include "engine/run_result.hpp"
 #include "port/completion_port.hpp"
@@ -56,6 +57,10 @@ struct PointSpec {
   // File and socket: whether their handles ask for FILE_SKIP_COMPLETION_PORT_ON_SUCCESS
   // (Windows; Linux refuses on). by_default: socket on where granted, file off.
   SkipOnSuccess skip_on_success = SkipOnSuccess::by_default;
+  // Where the workers (--affinity) and the load generator's threads (--load-affinity) run
+  // (engine/affinity.hpp); none: no affinity call, the OS decides.
+  platform::PlacementSpec affinity;
+  platform::PlacementSpec load_affinity;
   // false: no per-completion clock reads or histograms (P6: what the metrics cost).
   bool metrics = true;
   // Open-loop arrivals at a rate, or at a share of the point's capacity measured first in a

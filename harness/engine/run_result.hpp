@@ -13,6 +13,7 @@
 
 #include "core/kinds.hpp"
 #include "core/arrivals.hpp"
+#include "engine/affinity.hpp"
 #include "engine/block_control.hpp"
 #include "engine/dequeue_batch.hpp"
 #include "engine/machine_load.hpp"
@@ -148,6 +149,7 @@ struct RunResult {
   bool interrupted = false;
   std::optional<OpenLoopRecord> open_loop;  // open-loop arrivals only
   DequeueBatchRecord dequeue_batch;
+  AffinityRecord affinity;  // the CPUs the workers and load threads were pinned to (read back)
   MachineLoadRecord machine_load;  // what else used the CPUs in the window (engine/machine_load.hpp)
 };
 

@@ -51,6 +51,9 @@ struct RunEnv {
   engine::OpenLoop* open_loop = nullptr;
   // --skip-on-success: what the file and socket transports ask of the OS (core/kinds.hpp).
   SkipOnSuccess skip_on_success = SkipOnSuccess::by_default;
+  // Places the load generator's own threads (--load-affinity): each reserves its index on the
+  // thread that starts it and pins itself first thing (engine/affinity.hpp). Null in tests.
+  engine::ThreadPlacer* load_placer = nullptr;
 };
 
 // A completion that a worker's own issue reached at once with no packet queued (Windows'

@@ -64,6 +64,8 @@ struct CpuTopology {
 };
 
 CpuTopology gather_cpu_topology();  // per OS
+// The facts behind it (each core's and socket's CPUs among them), per OS.
+TopologyFacts gather_topology_facts();
 CpuTopology summarize(const TopologyFacts& facts);
 nlohmann::json to_json(const CpuTopology& topology);
 

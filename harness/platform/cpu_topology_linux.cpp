@@ -216,8 +216,12 @@ TopologyFacts read_linux_topology_facts(const fs::path& root) {
   return facts;
 }
 
+TopologyFacts gather_topology_facts() {
+  return read_linux_topology_facts("/");
+}
+
 CpuTopology gather_cpu_topology() {
-  return read_linux_topology("/");
+  return summarize(gather_topology_facts());
 }
 
 }  // namespace iocpbench::platform

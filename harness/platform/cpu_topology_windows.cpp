@@ -108,7 +108,7 @@ std::optional<unsigned> registry_dword(const char* subkey, const char* value) {
 
 }  // namespace
 
-CpuTopology gather_cpu_topology() {
+TopologyFacts gather_topology_facts() {
   TopologyFacts facts;
   read_relations(facts);
   const std::string model =
@@ -126,7 +126,11 @@ CpuTopology gather_cpu_topology() {
       "Windows tells programs only the rated clock (~MHz), not the highest";
   facts.unavailable["current_mhz"] =
       "not read on Windows (the registry holds the boot-time clock only)";
-  return summarize(facts);
+  return facts;
+}
+
+CpuTopology gather_cpu_topology() {
+  return summarize(gather_topology_facts());
 }
 
 }  // namespace iocpbench::platform

@@ -48,9 +48,10 @@ struct RunFailure {
 struct PointResult {
   std::optional<std::string> id;  // a sweep's and a tune's points (sweep/grid.hpp point_id)
   // workload, workload_params, port, dispatch, metrics, concurrency, pool, blocking, work_us,
-  // working_set_kib, open_loop, duration_s, warmup_s, dequeue_batch, skip_on_success: as
-  // point_result() wrote them (older files lack some; a point without dequeue_batch took one
-  // packet per remove, one without skip_on_success had the default).
+  // working_set_kib, open_loop, duration_s, warmup_s, dequeue_batch, skip_on_success, affinity:
+  // as point_result() wrote them (older files lack some; a point without dequeue_batch took one
+  // packet per remove, one without skip_on_success had the default, one without affinity pinned
+  // nothing).
   nlohmann::json spec = nlohmann::json::object();
   std::vector<RunRecord> runs;
   nlohmann::json summary = nlohmann::json::object();  // summarize(): over `runs`

@@ -37,7 +37,7 @@ inline constexpr const char* kPeerCommands = "peer_commands";
 inline constexpr const char* kSpecKeys[] = {
     "workload", "workload_params", "port", "dispatch", "metrics", "concurrency", "pool",
     "blocking", "work_us", "working_set_kib", "open_loop", "duration_s", "warmup_s",
-    "dequeue_batch", "skip_on_success"};
+    "dequeue_batch", "skip_on_success", "affinity"};
 
 // A run, and a failed run.
 inline constexpr const char* kRepetition = "repetition";

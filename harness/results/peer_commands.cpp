@@ -132,6 +132,12 @@ std::vector<std::string> notes_for(const engine::PointSpec& spec,
   if (spec.open_loop.enabled())
     notes.push_back("open-loop arrivals are not expressed: the peers run a closed loop");
   if (params.skip_port_share > 0) notes.push_back("--skip-port-share has no counterpart");
+  if (spec.affinity.pins()) {
+    notes.push_back("--affinity " + spec.affinity.text +
+                    " is not in the lines, which pin nothing: fio's --cpus_allowed=LIST "
+                    "--cpus_allowed_policy=split and DiskSpd's -aLIST (for -n) pin one thread per "
+                    "CPU of a list as a CPU list does here");
+  }
   if (std::abs(spec.duration_s - std::round(spec.duration_s)) > 1e-9 ||
       std::abs(spec.warmup_s - std::round(spec.warmup_s)) > 1e-9) {
     notes.push_back("DiskSpd's -d and -W are whole seconds: rounded up");

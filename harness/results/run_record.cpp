@@ -10,6 +10,7 @@
 #include "io/async_io.hpp"
 #include "metrics/usage.hpp"
 #include "platform/platform.hpp"
+#include "results/affinity_json.hpp"
 #include "results/dequeue_batch_json.hpp"
 #include "results/json_null.hpp"
 #include "results/keys.hpp"
@@ -222,6 +223,8 @@ PointResult point_result(const PointSpec& spec, const std::vector<RunResult>& ru
         {"asked", skip_on_success_asked(spec.skip_on_success, spec.workload) &&
                       io::skip_on_success_supported()}};
   }
+  // The CPUs the last run's threads were pinned to (a sweep's point gets them after its first run).
+  point.spec["affinity"] = affinity_json(spec, runs.empty() ? nullptr : &runs.back().affinity);
   // Only when given: results without a working set read as before.
   if (spec.working_set_kib > 0) point.spec["working_set_kib"] = spec.working_set_kib;
   // Only for open-loop points: closed-loop results read as before.

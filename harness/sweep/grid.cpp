@@ -90,6 +90,13 @@ SkipOnSuccess parse_skip_on_success_flag(const std::string& text, const std::str
   return *mode;
 }
 
+platform::PlacementSpec parse_placement_text(const std::string& text, const std::string& flag) {
+  std::string why;
+  const auto spec = platform::parse_placement(text, why);
+  if (!spec) throw BadInput{flag, why};
+  return *spec;
+}
+
 std::vector<core::PoolSpec> parse_pool_list(const std::string& text, const std::string& flag) {
   std::vector<core::PoolSpec> out;
   for (const auto& item : split(text)) {
@@ -241,6 +248,8 @@ std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
             // The post workload has no I/O handles: its points keep the default.
             point.skip_on_success =
                 workload == WorkloadKind::post ? SkipOnSuccess::by_default : grid.skip_on_success;
+            point.affinity = grid.affinity;
+            point.load_affinity = grid.load_affinity;
             for (const core::CountSpec& q : grid.dequeue_batch) {
               point.dequeue_batch = q;
               point.dequeue_batch_value = q.resolve(logical_cpus);
@@ -273,6 +282,9 @@ std::string point_id(const engine::PointSpec& point) {
   if (point.skip_on_success != SkipOnSuccess::by_default) {
     id << "/skip=" << to_string(point.skip_on_success);
   }
+  // Placements only when they pin: ids from before placements stay as they were.
+  if (point.affinity.pins()) id << "/affinity=" << point.affinity.text;
+  if (point.load_affinity.pins()) id << "/load-affinity=" << point.load_affinity.text;
   id << completion_path_id_suffix(point.workload, point.workload_params);
   // Open loop only: closed-loop ids stay as they were.
   const engine::OpenLoopSpec& o = point.open_loop;
@@ -317,6 +329,9 @@ nlohmann::json grid_to_json(const Grid& grid) {
   if (grid.skip_on_success != SkipOnSuccess::by_default) {
     j["skip_on_success"] = to_string(grid.skip_on_success);
   }
+  // Placements only when they pin: a grid without them reads as before (--resume compares).
+  if (grid.affinity.pins()) j["affinity"] = grid.affinity.text;
+  if (grid.load_affinity.pins()) j["load_affinity"] = grid.load_affinity.text;
   // Open-loop keys only when the grid has loads or rates (closed-loop grids read as before).
   if (!grid.loads.empty()) j["load"] = grid.loads;
   if (!grid.rates.empty()) j["rate"] = grid.rates;
@@ -359,6 +374,10 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
     if (j.contains("skip_on_success")) {
       grid.skip_on_success =
           parse_skip_on_success_flag(j.at("skip_on_success").get<std::string>(), flag);
+    }
+    if (j.contains("affinity")) grid.affinity = parse_placement_text(j.at("affinity").get<std::string>(), flag);
+    if (j.contains("load_affinity")) {
+      grid.load_affinity = parse_placement_text(j.at("load_affinity").get<std::string>(), flag);
     }
     if (j.contains("load")) grid.loads = parse_load_list(list_text("load"), flag);
     if (j.contains("rate")) grid.rates = parse_rate_list(list_text("rate"), flag);

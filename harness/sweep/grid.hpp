@@ -34,6 +34,11 @@ struct Grid {
   // --skip-on-success, one value for the whole grid: its file and socket points take it, its
   // post points keep the default. The default leaves the ids and the sweep block as they were.
   SkipOnSuccess skip_on_success = SkipOnSuccess::by_default;
+  // Where the workers and the load generator's threads run (engine/affinity.hpp): one placement
+  // each for the whole grid, not an axis. none, the default, leaves the ids and the sweep
+  // block as they were.
+  platform::PlacementSpec affinity;
+  platform::PlacementSpec load_affinity;
   // Open-loop offered loads (fractions of each point's closed-loop capacity) or rates
   // (completions/s); both empty: the closed loop only (the default).
   std::vector<double> loads;
@@ -66,6 +71,9 @@ SkipOnSuccess parse_skip_on_success_flag(const std::string& text, const std::str
 // --dequeue-batch: counts from 1 to engine::kMaxDequeueBatch, or N-relative (checked against
 // the maximum on this machine by engine::validate_point).
 std::vector<core::CountSpec> parse_dequeue_batch_list(const std::string& text, const std::string& flag);
+// A placement's spec as a --grid or --resume file gives it (none, compact, spread or a CPU
+// list; checked against this machine by engine::validate_point).
+platform::PlacementSpec parse_placement_text(const std::string& text, const std::string& flag);
 std::vector<double> parse_ratio_list(const std::string& text, const std::string& flag);
 // --load: fractions in (0, 1]; --rate: positive numbers (completions per second).
 std::vector<double> parse_load_list(const std::string& text, const std::string& flag);
@@ -80,7 +88,8 @@ BlockingKind parse_blocking_kind_flag(const std::string& text, const std::string
 std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus);
 
 // The identity of a point across machines: workload, port, specs, ratio, kind, work (and the
-// dispatch, working set, dequeue batch, completion path and open loop where not the default).
+// dispatch, working set, dequeue batch, placements, completion path and open loop where not
+// the default).
 std::string point_id(const engine::PointSpec& point);
 // The id's last part, its completion path: "/cp=PATH" for a file or socket point whose
 // workload_params name a path other than the default, else empty (the default's ids stay short;

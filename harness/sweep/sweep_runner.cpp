@@ -11,6 +11,7 @@
 #include "platform/platform.hpp"
 #include "port/semantics_probe.hpp"
 #include "platform/machine_info.hpp"
+#include "results/affinity_json.hpp"
 #include "results/probe_json.hpp"
 #include "sweep/progress.hpp"
 #include "core/timestamp.hpp"
@@ -76,6 +77,10 @@ std::vector<results::PointResult> point_list(const std::vector<engine::PointSpec
     point.id = point_id(spec);
     if (auto it = previous.find(*point.id); it != previous.end()) {
       point.runs = it->second->runs;
+      // The CPUs its earlier runs were pinned to, until a run of this session reads them again.
+      if (const auto was = it->second->spec.find("affinity"); was != it->second->spec.end()) {
+        point.spec["affinity"] = *was;
+      }
       results::summarize(point);
     }
     list.push_back(std::move(point));
@@ -114,6 +119,7 @@ class SlotRunner {
       const engine::RunResult result = engine::run_point(spec, &stop_requested_, slot.repetition);
       if (result.interrupted) return false;  // abandoned: not recorded, rerun on --resume
       point.runs.push_back(results::run_record(result));
+      point.spec["affinity"] = results::affinity_json(spec, &result.affinity);
       warn_not_honoured(slot.point, point.runs.back());
     } catch (const BadInput&) {
       throw;

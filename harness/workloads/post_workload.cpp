@@ -10,11 +10,13 @@
 // the packet's context names its slot, every packet is timed, and the handled packet's slot is
 // released instead of re-posted. The in-flight bound is --in-flight.
 
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "metrics/clock.hpp"
 #include "platform/platform.hpp"
+#include "engine/affinity.hpp"
 #include "engine/workload.hpp"
 #include "workloads/workloads.hpp"
 
@@ -61,7 +63,13 @@ class PostWorkload final : public Workload {
       return;
     }
     for (std::size_t i = 0; i < posters_.size(); ++i) {
-      posters_[i].thread = std::thread([this, i] { poster_loop(posters_[i], i); });
+      const unsigned slot = env_.load_placer != nullptr
+                                ? env_.load_placer->reserve("poster " + std::to_string(i))
+                                : 0;
+      posters_[i].thread = std::thread([this, i, slot] {
+        if (env_.load_placer != nullptr) env_.load_placer->pin_current(slot);
+        poster_loop(posters_[i], i);
+      });
     }
   }
 

@@ -43,6 +43,7 @@
 #include "workloads/echo_pattern.hpp"
 #include "workloads/inflight_depth.hpp"
 #include "workloads/transport_env.hpp"
+#include "engine/affinity.hpp"
 #include "engine/workload.hpp"
 #include "workloads/workloads.hpp"
 
@@ -107,7 +108,12 @@ class SocketWorkload final : public Workload {
     }
     std::promise<std::string> ready;
     auto started = ready.get_future();
-    generator_ = std::thread([this, &ready] { generator(ready); });
+    const unsigned slot =
+        env_.load_placer != nullptr ? env_.load_placer->reserve("socket load generator") : 0;
+    generator_ = std::thread([this, &ready, slot] {
+      if (env_.load_placer != nullptr) env_.load_placer->pin_current(slot);
+      generator(ready);
+    });
     const std::string problem = started.get();
     if (!problem.empty()) {
       generator_.join();

@@ -127,6 +127,14 @@ CASES: list[tuple[list[str], str]] = [
       "--skip-on-success", "on"], "--skip-on-success"),  # Linux
     (["tune", "--workload", "socket", "--blocking", "0", "--skip-on-success", "on"],
      "--skip-on-success"),  # Linux
+    # --affinity / --load-affinity: none, compact, spread or a list of CPUs this process may use.
+    ([*RUN, "--affinity", "packed"], "--affinity"),
+    ([*RUN, "--affinity", ""], "--affinity"),
+    ([*RUN, "--affinity", "0,,1"], "--affinity"),
+    ([*RUN, "--affinity", "99999"], "--affinity"),  # no such CPU
+    ([*RUN, "--load-affinity", "2-1"], "--load-affinity"),
+    ([*SWEEP, "--affinity", "0-99999"], "--affinity"),
+    ([*SWEEP, "--load-affinity", "spread,0"], "--load-affinity"),
 ]
 
 

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "platform/cpu_placement.hpp"
 #include "platform/cpu_topology_linux.hpp"
 
 namespace {
@@ -105,6 +106,14 @@ TEST_F(FakeRoot, ATwoSocketSmtServer) {
 }
 
 // What a small VM often shows: CPUs and their siblings, nothing else but /proc/cpuinfo.
+// The placement orders from the tree as sysfs lays it out: siblings 4 apart, two sockets.
+TEST_F(FakeRoot, TheServersPlacementOrdersFollowItsCoresAndSockets) {
+  write_server();
+  const TopologyFacts facts = read_linux_topology_facts(root_);
+  EXPECT_EQ(compact_order(facts), (CpuSet{0, 4, 1, 5, 2, 6, 3, 7}));
+  EXPECT_EQ(spread_order(facts), (CpuSet{0, 2, 1, 3, 4, 6, 5, 7}));
+}
+
 TEST_F(FakeRoot, AVmWithoutCachesNumaOrCpufreq) {
   put("sys/devices/system/cpu/online", "0-1");
   put_cpu(0, "0", "0");

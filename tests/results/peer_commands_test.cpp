@@ -104,6 +104,19 @@ TEST(PeerCommands, TheHandlerAndTheDefaultFileAreNamed) {
   EXPECT_EQ(j["notes"].size(), 1u);
 }
 
+TEST(PeerCommands, APinnedPoolIsNamedInTheNotes) {
+  engine::PointSpec spec = file_spec();
+  spec.warmup_s = 1;
+  std::string why;
+  spec.affinity = *platform::parse_placement("compact", why);
+  const auto peers =
+      peer_commands(spec, workloads::WorkloadParams{WorkloadKind::file, workloads::FileParams{}});
+  ASSERT_TRUE(peers.has_value());
+  ASSERT_EQ(peers->notes.size(), 1u);
+  EXPECT_EQ(peers->notes[0].rfind("--affinity compact is not in the lines", 0), 0u) << peers->notes[0];
+  EXPECT_NE(peers->diskspd.find(" -n "), std::string::npos) << "the lines themselves as without it";
+}
+
 TEST(PeerCommands, OnlyFilePoints) {
   engine::PointSpec spec = file_spec();
   spec.workload = WorkloadKind::post;

@@ -176,6 +176,45 @@ TEST(Grid, SkipOnSuccessDefaultIsEachWorkloadsOwn) {
   EXPECT_FALSE(skip_on_success_asked(SkipOnSuccess::off, WorkloadKind::socket));
 }
 
+TEST(Grid, PlacementsAreNamedInTheIdAndTheGridOnlyWhenTheyPin) {
+  Grid grid = quick_grid();
+  grid.ports = {port::Backend::emulated};
+  grid.workloads = {WorkloadKind::post};
+  EXPECT_EQ(grid_to_json(grid).count("affinity"), 0u) << "the default stays out of the JSON";
+  EXPECT_EQ(grid_to_json(grid).count("load_affinity"), 0u);
+  const auto unpinned = expand(grid, 4);
+  for (const auto& p : unpinned) {
+    EXPECT_FALSE(p.affinity.pins());
+    EXPECT_EQ(point_id(p).find("affinity"), std::string::npos) << "ids from before placements unchanged";
+  }
+  grid.affinity = parse_placement_text("compact", "--grid");
+  grid.load_affinity = parse_placement_text("0,2-3", "--grid");
+  const auto pinned = expand(grid, 4);
+  ASSERT_EQ(pinned.size(), unpinned.size()) << "one placement for the grid, not an axis";
+  for (std::size_t i = 0; i < pinned.size(); ++i) {
+    EXPECT_EQ(pinned[i].affinity.text, "compact");
+    EXPECT_EQ(pinned[i].load_affinity.list, (platform::CpuSet{0, 2, 3}));
+    // Before the completion path, which --resume's upgrade cuts from the end.
+    EXPECT_EQ(point_id(pinned[i]), point_id(unpinned[i]) + "/affinity=compact/load-affinity=0,2-3");
+  }
+  const nlohmann::json j = grid_to_json(grid);
+  EXPECT_EQ(j.at("affinity"), "compact");
+  EXPECT_EQ(j.at("load_affinity"), "0,2-3");
+  const Grid back = grid_from_json(j, "--grid");
+  EXPECT_EQ(back.affinity.text, "compact");
+  EXPECT_EQ(back.load_affinity.list, (platform::CpuSet{0, 2, 3}));
+  EXPECT_EQ(grid_to_json(back), j);
+  nlohmann::json bad = j;
+  bad["affinity"] = "compactly";
+  try {
+    grid_from_json(bad, "--grid");
+    ADD_FAILURE() << "a bad placement in a --grid file accepted";
+  } catch (const BadInput& e) {
+    EXPECT_EQ(e.flag, "--grid");
+    EXPECT_NE(e.reason.find("'compactly'"), std::string::npos) << e.reason;
+  }
+}
+
 TEST(Grid, ListsRejectBadItemsNamingTheFlag) {
   try {
     parse_ratio_list("0,1", "--blocking");
