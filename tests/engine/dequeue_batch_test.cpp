@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/wait_for.hpp"
 #include "engine/dequeue_batch.hpp"
 #include "engine/pool.hpp"
 #include "engine/run_point.hpp"
@@ -56,15 +57,7 @@ class RecordingWorkload final : public workloads::Workload {
   std::vector<std::uintptr_t> keys_;
 };
 
-template <typename Predicate>
-bool wait_for(Predicate predicate, std::chrono::seconds limit = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!predicate()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
+using test_support::wait_for;
 
 struct Bench {
   explicit Bench(port::Backend backend, unsigned concurrency)

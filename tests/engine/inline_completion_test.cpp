@@ -15,6 +15,7 @@
 #include <mutex>
 #include <thread>
 
+#include "../support/wait_for.hpp"
 #include "engine/pool.hpp"
 #include "engine/workload.hpp"
 #include "metrics/usage.hpp"
@@ -88,15 +89,7 @@ class ChainWorkload final : public workloads::Workload {
   unsigned handled_ = 0, issued_ = 0, posted_ = 0, run_ = 0, longest_run_ = 0;
 };
 
-template <typename Predicate>
-bool wait_for(Predicate predicate, std::chrono::seconds limit = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!predicate()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
+using test_support::wait_for;
 
 struct Bench {
   Bench(bool inlines, unsigned chain)

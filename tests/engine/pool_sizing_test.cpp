@@ -14,6 +14,7 @@
 #include <memory>
 #include <thread>
 
+#include "../support/wait_for.hpp"
 #include "metrics/clock.hpp"
 #include "metrics/cpu_meter.hpp"
 #include "metrics/usage.hpp"
@@ -88,15 +89,7 @@ Totals totals(const engine::Pool& pool) {
   return t;
 }
 
-template <typename Predicate>
-bool wait_for(Predicate predicate, std::chrono::seconds limit = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!predicate()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
+using test_support::wait_for;
 
 TEST(PoolSizing, GrowsToItsMaximumWhenEveryThreadIsBusyAndShrinksToItsMinimumWhenIdle) {
   Bench b;
