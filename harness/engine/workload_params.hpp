@@ -23,7 +23,7 @@ struct PostParams {
 
 enum class FilePattern { random, sequential };
 
-// How I/O completions reach the port on Linux (harness/io/completion_source.hpp): `port` (the
+// How I/O completions reach the port on Linux (harness/io/completion_source_linux.hpp): `port` (the
 // default), no thread: the port reads the ring itself and the workers submit their own I/O;
 // `thread`, a completion thread that reaps the ring and posts. Windows ignores it (the kernel
 // queues completions into the port). Every file and socket point records it in

@@ -8,7 +8,7 @@
 // unit's own buffer. Each completion arrives as a port packet; done() reads it back as the unit,
 // the bytes and the error (0 = success). What the backends are built on:
 //   - Linux (file_io_linux.cpp, socket_io_linux.cpp): io_uring rings through io::SourceSet
-//     (completion_source.hpp): the completion thread, the port path (`--completion-path
+//     (completion_source_linux.hpp): the completion thread, the port path (`--completion-path
 //     port`: the port reads the ring itself) and per-thread rings pumped by their workers.
 //   - Windows (file_io_windows.cpp, socket_io_windows.cpp): overlapped I/O through
 //     io::OverlappedSource: handles associated with the kernel's port (`win32`), or with a

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "io/completion_source.hpp"
+#include "io/completion_source_linux.hpp"
 #include "io/skip_on_success.hpp"
-#include "io/source_set.hpp"
+#include "io/source_set_linux.hpp"
 
 namespace iocpbench::io {
 

@@ -29,9 +29,9 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "io/completion_source.hpp"
+#include "io/completion_source_linux.hpp"
 #include "io/skip_on_success.hpp"
-#include "io/source_set.hpp"
+#include "io/source_set_linux.hpp"
 #include "metrics/clock.hpp"
 
 namespace iocpbench::io {

@@ -11,7 +11,7 @@
 //   waiter, the watcher, waits on the feed instead of its own futex, and turns what it finds
 //   into packets through the same insert, so they go to the newest waiter (often itself).
 // The port never makes a system call under its lock: poll() and flush() run before and after
-// it, harvest() under it reads memory only. See harness/io/completion_source.hpp (the Linux
+// it, harvest() under it reads memory only. See harness/io/completion_source_linux.hpp (the Linux
 // feed), tests/port/scripted_feed_test.cpp and docs/port-semantics.md.
 
 #include <cstddef>

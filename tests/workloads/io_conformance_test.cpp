@@ -21,7 +21,7 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "io/completion_source.hpp"
+#include "io/completion_source_linux.hpp"
 #include "platform/platform.hpp"
 #include "port/blocking_region.hpp"
 #include "port/completion_port.hpp"

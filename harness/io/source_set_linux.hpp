@@ -1,5 +1,5 @@
 #pragma once
-// Linux only: the completion sources of one workload run (the rings of completion_source.hpp), so
+// Linux only: the completion sources of one workload run (the rings of completion_source_linux.hpp), so
 // that the file and socket workloads build, route, pump, count and describe them in one place.
 //
 // A shared port gets one source (with its completion thread, or read by the port itself on the
@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/async_io.hpp"
-#include "io/completion_source.hpp"
+#include "io/completion_source_linux.hpp"
 
 namespace iocpbench::io {
 

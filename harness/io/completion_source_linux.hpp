@@ -1,7 +1,7 @@
 #pragma once
 // A completion source turns asynchronous I/O completions into completion-port packets, which
 // is what the Windows kernel does for a handle associated with an IOCP. Linux only
-// (completion_source_linux.cpp, io_uring through liburing): on Windows the kernel queues the
+// (io_uring through liburing: thread_source_linux.cpp, feed_source_linux.cpp): on Windows the kernel queues the
 // packets itself and the workloads use io/overlapped_windows instead.
 //
 // The thread path (measured in harness/workloads/README.md): one completion thread owns the ring and

@@ -1,6 +1,6 @@
-// Linux only (built with completion_source_linux.cpp): see source_set.hpp.
+// Linux only: see source_set_linux.hpp.
 
-#include "io/source_set.hpp"
+#include "io/source_set_linux.hpp"
 
 #include <algorithm>
 
