@@ -492,3 +492,15 @@ def score_points(points: Sequence[Point]) -> list[GroupScore]:
 def has_controllers(points: Sequence[Point]) -> bool:
     return any(is_controller(p) for p in points)
 
+
+
+def median_series(point: Point, attr: str) -> list[tuple[float, float]]:
+    """(window start ms, the median over runs of the windows' `attr` there), in time order: a
+    point's timeline as one line (runs share window starts, the harness's fixed grid)."""
+    by_start: dict[float, list[float]] = {}
+    for run in _runs(point):
+        for w in run_windows(run):
+            value = getattr(w, attr)
+            if value is not None:
+                by_start.setdefault(w.start_ms, []).append(value)
+    return [(t, float(median(v) or 0.0)) for t, v in sorted(by_start.items())]
