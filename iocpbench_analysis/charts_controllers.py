@@ -64,13 +64,13 @@ def group_figure(group: ctl.GroupScore, title: str) -> Figure:
     bottom.sharex(top)
     controllers = [p for p in points if ctl.is_controller(p)]
     for k, p in enumerate(controllers):
-        color = f"C{k % 10}"
-        top.plot(*_seconds(ctl.median_series(p, "mean_threads")), color=color, lw=1.4, drawstyle="steps-post", label=ctl.pool_label(p))
-        bottom.plot(*_seconds(ctl.median_series(p, "ops_per_s")), color=color, lw=1.4, drawstyle="steps-post", label=ctl.pool_label(p))
+        style = {"color": f"C{k % 10}", "lw": 1.4, "drawstyle": "steps-post", "label": ctl.pool_label(p)}
+        top.plot(*_seconds(ctl.median_series(p, "mean_threads")), **style)
+        bottom.plot(*_seconds(ctl.median_series(p, "ops_per_s")), **style)
     best = ctl.best_fixed(points)
     if best is not None:
-        bottom.plot(*_seconds(ctl.median_series(best, "ops_per_s")), color="black", lw=1.2, ls="--", drawstyle="steps-post",
-                    label=f"best fixed: {ctl.pool_label(best)}")
+        bottom.plot(*_seconds(ctl.median_series(best, "ops_per_s")), color="black", lw=1.2, ls="--",
+                    drawstyle="steps-post", label=f"best fixed: {ctl.pool_label(best)}")
     _mark_steps((top, bottom), group, ctl.group_intervals(points))
     top.set_ylabel("worker threads\n(mean per window)")
     bottom.set_ylabel("throughput ops/s\n(per window)")

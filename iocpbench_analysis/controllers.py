@@ -406,7 +406,8 @@ def _replace(r: Recovery, **changes: Any) -> Recovery:
     return Recovery(**{**asdict(r), **changes})
 
 
-def recoveries(point: Point, fixed: Sequence[Point], intervals: list[Interval] | None) -> tuple[list[Recovery], str | None]:
+def recoveries(point: Point, fixed: Sequence[Point],
+               intervals: list[Interval] | None) -> tuple[list[Recovery], str | None]:
     if intervals is None:
         return [], "no blocking profile"
     if len(intervals) < 2:
@@ -470,7 +471,7 @@ def score_group(points: Sequence[Point]) -> GroupScore:
     best = best_fixed(points)
     reason = unjudged_reason(points, best)
     intervals = group_intervals(points)
-    steps = [(intervals[k][0], intervals[k - 1][2], intervals[k][2]) for k in range(1, len(intervals))] if intervals else []
+    steps = [(intervals[k][0], intervals[k - 1][2], intervals[k][2]) for k in range(1, len(intervals or []))]
     ratio = dig(points[0], "blocking.ratio")
     group = GroupScore(label=group_label(points[0]), profile=profile_text(points[0]),
                        blocking_ratio=float(ratio) if _number(ratio) else None,

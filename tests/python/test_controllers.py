@@ -148,7 +148,8 @@ def test_switches_per_completion_and_open_loop_p99() -> None:
 def test_missing_optional_blocks_never_crash() -> None:
     bare = make_pool_point("hill", 8, [make_run(1.0)], profile={"text": "?", "segments": "nonsense"})
     bare["runs"] = [{"repetition": 0}, {"repetition": 1, "timeline": {"windows": "x"}}]
-    points = [make_pool_point("N", 2, [make_run(100.0), make_run(100.0)], profile={"text": "?", "segments": "nonsense"}),
+    nonsense = {"text": "?", "segments": "nonsense"}
+    points = [make_pool_point("N", 2, [make_run(100.0), make_run(100.0)], profile=nonsense),
               bare]
     hill = _rows(ctl.score_group(points))["hill"]
     assert hill.share.ratio is None and hill.share.reason == "no throughput measured"
