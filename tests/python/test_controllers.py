@@ -155,3 +155,20 @@ def test_missing_optional_blocks_never_crash() -> None:
     assert hill.share.ratio is None and hill.share.reason == "no throughput measured"
     assert hill.switches_per_completion is None and hill.switches_reason
     assert hill.recovery == [] and hill.recovery_reason == "no blocking profile"
+
+
+def test_a_step_that_holds_has_one_recovery_and_settles_over_the_held_segment() -> None:
+    step = {"text": "0.1:5,0.7", "segments": [{"ratio": 0.1, "seconds": 5}, {"ratio": 0.7, "seconds": None}],
+            "repeats": False}
+    points = step_group()
+    for p in points:
+        p["blocking_profile"] = step
+    group = ctl.score_group(points)
+    assert group.steps == [(5000.0, 0.1, 0.7)]
+    hill = _rows(group)["hill"]
+    # The held 0.7 segment runs 5..20 s and mixes step_group's 0.7 and 0.1 windows: the new best is
+    # the best fixed pool's mean there (4N: 120 x 10 s + 80 x 5 s over 15 s = 106.67).
+    assert hill.recovery[0].new_best_ops_per_s == pytest.approx(320 / 3)
+    assert hill.recovery[0].recovery_ms == 500.0
+    # Settled over 5..20 s: 3 threads for 10 s, 6 for 5 s.
+    assert hill.settled_threads == pytest.approx(4.0)

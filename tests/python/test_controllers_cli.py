@@ -65,3 +65,13 @@ def test_charts_and_report_include_controllers_only_where_there_are_some(tmp_pat
     assert not any("controllers" in c.name for c in build_charts(without, notes))
     assert "Pool controllers against the best fixed pool" in render_report([with_ctl], notes)
     assert "Pool controllers" not in render_report([without], notes)
+
+
+def test_unwritable_json_is_bad_input(tmp_path: Path) -> None:
+    src = write_json(tmp_path / "sweep.json", results_with(step_group()))
+    out = tmp_path / "no-such-dir" / "scores.json"
+    proc = run_tool("controllers", src, "--json", out)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot write" in lines[0] and "no-such-dir" in lines[0], proc.stderr
+    assert not out.exists()
