@@ -8,7 +8,7 @@ load or rate, placements, ...). In each group the best fixed pool is the fixed p
 highest mean throughput over its runs, and every pool of the group gets a row:
 
 - share: mean throughput over the best fixed pool's, with Fieller's 95% interval over the runs
-  (stats.fieller_ratio_ci);
+  (stats.fieller_ratio_ci); null with fewer than 2 runs on either side;
 - settled threads: the median over runs of the time-weighted mean of the timeline windows'
   mean_threads over the profile's last segment in the window (without a profile, the window's
   last quarter); a run without a timeline gives pool_sizing.window.threads_at_end; a fixed pool
@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from .match import identity, normalize_spec, point_label
@@ -272,8 +272,9 @@ class GroupScore:
     points: list[Point] = field(default_factory=list, repr=False, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out.pop("points")
+        # Field by field: asdict would deep-copy every point (runs, timelines) only to drop it.
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("points", "rows")}
+        out["rows"] = [asdict(r) for r in self.rows]
         out["steps"] = [{"t_ms": t, "from_ratio": a, "to_ratio": b} for t, a, b in self.steps]
         return out
 
@@ -293,14 +294,15 @@ def share_of_best(point: Point, best: Point) -> Share:
     if point is best:
         return Share(1.0, reason="the best fixed pool itself")
     a, b = throughputs(point), throughputs(best)
+    if len(a) < 2 or len(b) < 2:
+        # A ratio of one run is no share worth a number: both means stay in mean_ops_per_s.
+        return Share(None, reason=f"fewer than 2 runs on either side ({len(a)} here, {len(b)} for the best)")
     result = fieller_ratio_ci(b, a)
     if result is None:
-        return Share(None, reason="no throughput measured" if not a or not b else "the best's mean is not positive")
+        return Share(None, reason="the best's mean throughput is not positive")
     ratio, ci = result
     if ci is None:
-        why = ("fewer than 2 runs on either side" if len(a) < 2 or len(b) < 2
-               else "the best's mean is not distinguishable from zero")
-        return Share(ratio, reason=f"no interval: {why}")
+        return Share(ratio, reason="no interval: the best's mean is not distinguishable from zero")
     return Share(ratio, ci[0], ci[1])
 
 

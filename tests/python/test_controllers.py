@@ -51,9 +51,11 @@ def test_best_fixed_is_the_highest_mean_fixed_pool_and_controllers_are_not_candi
 
 def test_share_is_null_with_a_reason_below_two_runs() -> None:
     points = [make_pool_point("N", 2, [make_run(100.0)]), make_pool_point("hill", 8, [make_run(90.0), make_run(95.0)])]
-    share = _rows(ctl.score_group(points))["hill"].share
-    assert share.ratio == pytest.approx(0.925) and share.ci95_low is None
-    assert "fewer than 2 runs" in share.reason
+    rows = _rows(ctl.score_group(points))
+    share = rows["hill"].share
+    assert share.ratio is None and share.ci95_low is None and share.ci95_high is None
+    assert share.reason == "fewer than 2 runs on either side (2 here, 1 for the best)"
+    assert rows["hill"].mean_ops_per_s == pytest.approx(92.5)
 
 
 def test_groups_keep_concurrencies_and_profiles_apart() -> None:
@@ -152,7 +154,7 @@ def test_missing_optional_blocks_never_crash() -> None:
     points = [make_pool_point("N", 2, [make_run(100.0), make_run(100.0)], profile=nonsense),
               bare]
     hill = _rows(ctl.score_group(points))["hill"]
-    assert hill.share.ratio is None and hill.share.reason == "no throughput measured"
+    assert hill.share.ratio is None and hill.share.reason == "fewer than 2 runs on either side (0 here, 2 for the best)"
     assert hill.switches_per_completion is None and hill.switches_reason
     assert hill.recovery == [] and hill.recovery_reason == "no blocking profile"
 
