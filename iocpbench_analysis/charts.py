@@ -29,7 +29,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter  # noqa: E402
 
-from . import answer, grid, latency_load, machine_load, port_lists  # noqa: E402
+from . import answer, charts_controllers, grid, latency_load, machine_load, port_lists  # noqa: E402
 from .compare import CompareReport, fmt_value  # noqa: E402
 from .load import Results  # noqa: E402
 from .metrics import (  # noqa: E402
@@ -941,7 +941,17 @@ def build_family_charts(results: Results, fam: grid.Family, notes: list[str]) ->
             notes.append(f"{results.path}: {fam.slug}: skipped {name} chart: {type(err).__name__}: {err}")
             continue
         charts.append(Chart(f"{fam.slug}-{name}", title, fig))
-    return charts
+    return charts + controller_charts(results, fam, head, notes)
+
+
+def controller_charts(results: Results, fam: grid.Family, head: str, notes: list[str]) -> list[Chart]:
+    """The pool controllers' chart per group with controllers and timelines (charts_controllers.py)."""
+    try:
+        made = charts_controllers.family_charts(fam.points, fam.slug, head, fam.title)
+    except Exception as err:  # a chart bug must not cost the other charts
+        notes.append(f"{results.path}: {fam.slug}: skipped controllers chart: {type(err).__name__}: {err}")
+        return []
+    return [Chart(c.name, c.title, c.figure) for c in made]
 
 
 def build_charts(results: Results, notes: list[str]) -> list[Chart]:

@@ -1,9 +1,10 @@
-"""Console scripts: iocpbench-charts, iocpbench-report, iocpbench-compare, iocpbench-answer
-(iocpbench-ab is in ab.py).
+"""Console scripts: iocpbench-charts, iocpbench-report, iocpbench-compare, iocpbench-answer,
+iocpbench-controllers (iocpbench-ab is in ab.py).
 
 Exit status follows the harness's contract: 0 success, 2 bad input, 130 interrupted; compare
 adds 1 (FAIL: a regression, or a BASE or NEW file that is not a whole run) and 3 (INCONCLUSIVE:
-no regression shown, but not everything could be judged), and refuses files from different
+no regression shown, but not everything could be judged; controllers uses 3 likewise for a group
+it cannot judge), and refuses files from different
 machines or run settings with 2 unless --cross-machine. A --cross-machine comparison reports and
 does not gate: 0 when BASE and every NEW file are whole runs, 1 when one is not, never 3. Bad
 input is reported as one line on stderr, never a traceback (set IOCPBENCH_DEBUG=1 to get one
@@ -17,6 +18,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .guard import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION, _one_line, guarded_call
@@ -304,6 +306,77 @@ def answer_main(argv: Sequence[str] | None = None) -> int:
     return _guarded("iocpbench-answer", answer_parser(), _answer, argv)
 
 
+# ---------------------------------------------------------------- iocpbench-controllers
+
+def controllers_parser() -> argparse.ArgumentParser:
+    p = _parser(
+        "iocpbench-controllers",
+        "Score pool controllers (auto, hill, formula, stall) against the best fixed pool measured in "
+        "the same file: points are grouped by everything but the pool, and per group each pool's share "
+        "of the best fixed pool's mean throughput (Fieller's 95% interval over the runs), the size it "
+        "settled at (last profile segment, else the window's last quarter), the time to reach 90% of the "
+        "new best after each step of the blocking profile, context switches per completion and, for "
+        "open-loop points, the p99 response time and its ratio to the best fixed p99.",
+        "Exit status:\n"
+        "  0  every group was scored\n"
+        "  2  bad input (an unreadable file, not a results file, an unwritable output)\n"
+        "  3  cannot judge: a group has no fixed pool or no controller (one line on stderr each);\n"
+        "     the groups that could be scored are still printed and written\n\n"
+        "example: iocpbench-controllers out/results.json --json out/scores.json --charts out/charts",
+    )
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="results JSON files (schema_version 1)")
+    p.add_argument("--json", type=Path, metavar="OUT", help="also write the scores as JSON to OUT")
+    p.add_argument("--charts", type=Path, metavar="DIR",
+                   help="also draw each group's pool size and throughput over time (PNG + SVG) into DIR")
+    return p
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    # Next to the target, then renamed: a failed run never leaves half a file behind.
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def _unjudged_lines(path: Path, groups: list[Any]) -> list[str]:
+    """One line per group that cannot be judged; one for the file when they all say the same."""
+    reasons = [(g.label, g.reason) for g in groups if not g.judged]
+    if not groups:
+        return [f"cannot judge {path}: no points"]
+    if len(reasons) == len(groups) and len({r for _, r in reasons}) == 1:
+        return [f"cannot judge {path}: {reasons[0][1]} (every group)"]
+    return [f"cannot judge {path}: {label}: {reason}" for label, reason in reasons]
+
+
+def _controllers(args: argparse.Namespace) -> int:
+    import json
+
+    from .controllers import score_points
+    from .controllers_text import json_scores, text_report
+
+    results = load_all(args.results)
+    scored = [(res, score_points(res.points)) for res in results]
+    for res, groups in scored:
+        if len(results) > 1:
+            print(f"=== {res.path}")
+        sys.stdout.write(text_report(groups))
+    if args.json:
+        _write_atomically(args.json, json.dumps(json_scores([(str(r.path), g) for r, g in scored]), indent=1) + "\n")
+    if args.charts:
+        from .charts_controllers import write_controller_charts
+
+        for path in write_controller_charts(results, args.charts):
+            print(path)
+    lines = [line for res, groups in scored for line in _unjudged_lines(res.path, groups)]
+    for line in lines:
+        print(f"iocpbench-controllers: {_one_line(line)}", file=sys.stderr)
+    return EXIT_INCONCLUSIVE if lines else EXIT_OK
+
+
+def controllers_main(argv: Sequence[str] | None = None) -> int:
+    return _guarded("iocpbench-controllers", controllers_parser(), _controllers, argv)
+
+
 def ab_main(argv: Sequence[str] | None = None) -> int:
     from .ab import main
 
@@ -316,4 +389,5 @@ TOOLS: dict[str, Callable[[Sequence[str] | None], int]] = {
     "compare": compare_main,
     "answer": answer_main,
     "ab": ab_main,
+    "controllers": controllers_main,
 }

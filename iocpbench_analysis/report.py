@@ -16,7 +16,7 @@ import html
 import math
 from typing import Any
 
-from . import answer, grid, machine_load, port_lists, report_io_depth, report_open_loop, topology
+from . import answer, grid, machine_load, port_lists, report_controllers, report_io_depth, report_open_loop, topology
 from .charts import SkipChart, build_family_charts, figure_bytes, port_lists_figure
 from .compare import fidelity_problem, fmt_value
 from .load import Results
@@ -437,10 +437,12 @@ def family_section(res: Results, fam: grid.Family, notes: list[str]) -> str:
     for chart in build_family_charts(res, fam, notes):
         data = base64.b64encode(figure_bytes(chart.figure, "png")).decode("ascii")
         out += f'<div><img alt="{E(chart.title)}" src="data:image/png;base64,{data}"></div>'
+    controllers = report_controllers.family_section(fam.points)
     if fam.open_loop:
-        return (out + report_open_loop.family_body(fam) + auto_pool_table(fam.points)
+        return (out + report_open_loop.family_body(fam) + auto_pool_table(fam.points) + controllers
                 + report_io_depth.family_tables(fam.points))
-    return out + points_table(fam.points) + auto_pool_table(fam.points) + report_io_depth.family_tables(fam.points)
+    return (out + points_table(fam.points) + auto_pool_table(fam.points) + controllers
+            + report_io_depth.family_tables(fam.points))
 
 
 def file_section(res: Results, notes: list[str]) -> str:

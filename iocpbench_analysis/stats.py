@@ -209,3 +209,43 @@ def ratio_ci_from_summaries(
     if base_low <= 0 or base_high <= 0:
         return None
     return (new_low / base_high, new_high / base_low)
+
+
+def _welch_df(parts: Sequence[tuple[float, int]]) -> float:
+    """Welch-Satterthwaite degrees of freedom of a sum of independent variance terms, each
+    (variance of the term, runs behind it); terms of zero variance add nothing."""
+    total = sum(v for v, _ in parts)
+    denom = sum(v * v / (n - 1) for v, n in parts if v > 0)
+    return total * total / denom if denom > 0 else float(min(n for _, n in parts) - 1)
+
+
+def fieller_ratio_ci(
+    base: Sequence[float], new: Sequence[float], *, confidence: float = CONFIDENCE
+) -> tuple[float, tuple[float, float] | None] | None:
+    """mean(new) / mean(base), the ratio of arithmetic means, with Fieller's interval for two
+    independent samples (unequal variances; t with Welch-Satterthwaite degrees of freedom at the
+    point estimate). None when a side is empty or base's mean is not positive; the interval is
+    None with fewer than 2 runs a side, or where base's mean is not distinguishable from zero
+    (Fieller's set is then unbounded). With base of zero variance it is new's t interval of the
+    mean divided by base's mean: new [90, 100, 110] over base [100, 100, 100] gives 1.0, about
+    [0.752, 1.248] (t = 4.303 at 2 degrees of freedom)."""
+    if not base or not new:
+        return None
+    a, b = float(np.mean(new)), float(np.mean(base))
+    if b <= 0:
+        return None
+    ratio = a / b
+    if len(base) < 2 or len(new) < 2:
+        return ratio, None
+    va = float(np.var(new, ddof=1)) / len(new)
+    vb = float(np.var(base, ddof=1)) / len(base)
+    if va == 0 and vb == 0:
+        return ratio, (ratio, ratio)
+    df = _welch_df([(va, len(new)), (ratio * ratio * vb, len(base))])
+    t2 = float(sps.t.ppf(0.5 + confidence / 2, df)) ** 2
+    lead = b * b - t2 * vb  # the quadratic's leading coefficient: positive when b is significant
+    if lead <= 0:
+        return ratio, None
+    disc = (a * b) ** 2 - lead * (a * a - t2 * va)
+    root = math.sqrt(max(0.0, disc))
+    return ratio, ((a * b - root) / lead, (a * b + root) / lead)

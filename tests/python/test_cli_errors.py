@@ -17,7 +17,7 @@ def _argv(tool: str, bad: Path, good: Path, out: Path) -> list[object]:
         return [good, bad, "-o", out / "charts"]
     if tool == "report":
         return [good, bad, "-o", out / "r.html"]
-    return [good, bad]  # compare: a bad NEW among good files
+    return [good, bad]  # compare: a bad NEW among good files; controllers: a bad file after a good one
 
 
 def _check(proc, expect: str) -> None:  # type: ignore[no-untyped-def]
@@ -28,7 +28,7 @@ def _check(proc, expect: str) -> None:  # type: ignore[no-untyped-def]
     assert expect in lines[0], lines[0]
 
 
-@pytest.mark.parametrize("tool", ["compare", "charts", "report"])
+@pytest.mark.parametrize("tool", ["compare", "charts", "report", "controllers"])
 def test_bad_inputs_exit_2_with_one_line(tool: str, tmp_path: Path) -> None:
     good = write_json(tmp_path / "good.json", make_results())
     bad_dir = tmp_path / "bad"
@@ -87,7 +87,7 @@ def test_unwritable_output_exits_2(tmp_path: Path) -> None:
     _check(run_tool("report", good, "-o", blocker / "r.html"), "cannot write")
 
 
-@pytest.mark.parametrize("tool", ["compare", "charts", "report"])
+@pytest.mark.parametrize("tool", ["compare", "charts", "report", "controllers"])
 def test_help(tool: str) -> None:
     proc = run_tool(tool, "--help")
     assert proc.returncode == 0
