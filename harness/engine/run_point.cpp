@@ -207,7 +207,7 @@ void validate_point(const PointSpec& spec) {
                                  "' is not available in this build on this OS"};
   }
   if (spec.pool_value < 1) throw BadInput{"--pool", "must be at least 1 thread"};
-  if (spec.pool.is_auto()) {
+  if (spec.pool.self_sizing()) {
     const unsigned n = platform::logical_cpus();
     if (spec.pool.resolve_min(n) > spec.pool.resolve(n)) {
       throw BadInput{"--pool", "'" + spec.pool.text + "': the minimum (" +
@@ -216,7 +216,7 @@ void validate_point(const PointSpec& spec) {
                                    std::to_string(spec.pool.resolve(n)) + ") on this machine"};
     }
     if (spec.dispatch != Dispatch::shared) {
-      throw BadInput{"--pool", "auto (a self-sizing pool) needs --dispatch shared"};
+      throw BadInput{"--pool", spec.pool.text + " (a self-sizing pool) needs --dispatch shared"};
     }
   }
   if (spec.pool_value > 4096) throw BadInput{"--pool", "more than 4096 threads"};
@@ -465,8 +465,17 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
     sizing = PoolSizing{spec.pool.resolve_min(result.logical_cpus), spec.pool_value,
                         a->grow_below_cpu_pct, a->shrink_above_cpu_pct, a->idle_timeout_ms};
   }
+  std::unique_ptr<PoolController> controller =
+      make_pool_controller(spec.pool, result.logical_cpus, spec.open_loop.seed + result.repetition);
+  if (controller) sizing = controlled_sizing(spec.pool.resolve_min(result.logical_cpus), spec.pool_value);
   Pool pool(ports.all, workload, handler, spec.pool_value, roles, phase, sizing,
             spec.dequeue_batch_value, &workers);
+  PoolSizingRecord controlled_record;
+  if (controller) {
+    controlled_record.controller = controller->name();
+    controlled_record.controller_settings = controller->settings();
+    pool.set_controller(std::move(controller));
+  }
   pool.set_progress_board(&board);
   PhaseGuard guard{phase};
   pool.start();
@@ -510,7 +519,14 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
 
   result.drained = workload.drain(Clock::now() + std::chrono::seconds(5));
   pool.stop();
-  if (sizing) result.pool_sizing = PoolSizingRecord{*sizing, pool_window, pool.timeline(), w.t0};
+  if (sizing) {
+    PoolSizingRecord record = controlled_record;
+    record.settings = *sizing;
+    record.window = pool_window;
+    record.timeline = pool.timeline();
+    record.window_start_ns = w.t0;
+    result.pool_sizing = std::move(record);
+  }
   for (auto* p : ports.all) result.left_in_port += p->depth().value_or(0);
   WorkerTotals totals = collect_workers(pool.stats(), result);
   workload.close();
