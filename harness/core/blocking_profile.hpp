@@ -10,8 +10,8 @@
 // (negative times) uses the first segment.
 //
 // The parser and the two functions of time are pure (no clock), so tests check the ratio in
-// force at given times directly. The flag that would carry a profile into a run
-// (--blocking-profile) is not wired yet.
+// force at given times directly. No flag or run reads a profile: the handlers' ratio is fixed
+// per run.
 
 #include <optional>
 #include <string>
