@@ -70,9 +70,20 @@ AUTO_DEFAULTS = ("N", "4N", "75", "90", "100")
 AUTO_GROUPS = ((0, 2), (2, 4), (4, 5))
 
 
+# The pools a controller thread sizes (hill[:MIN:MAX], formula[:MIN:MAX[:PERIOD_MS]],
+# stall:LIMIT_MS[:MAX]); the harness writes them normalised already.
+CONTROLLERS = ("hill", "formula", "stall")
+
+
+def _keyword(text: str) -> str:
+    return text.split(":", 1)[0].lower()
+
+
 def is_auto_spec(spec: Any) -> bool:
-    """A self-sizing pool ("auto", "auto:1:8") rather than a thread count."""
-    return "".join(str(spec).split())[:4].lower() == AUTO
+    """A self-sizing pool ("auto", "auto:1:8", or a controller: "hill", "stall:100") rather
+    than a thread count."""
+    text = "".join(str(spec).split())
+    return text[:4].lower() == AUTO or _keyword(text) in CONTROLLERS
 
 
 def _same_param(a: str, b: str) -> bool:
@@ -98,6 +109,9 @@ def normalize_spec(spec: Any) -> str:
     """Spell a concurrency/pool spec one way: no spaces, capital N ("2n + 2" -> "2N+2");
     an auto pool keeps its lower-case keyword ("Auto:1:4n" -> "auto:1:4N")."""
     text = "".join(str(spec).split())
+    if _keyword(text) in CONTROLLERS:
+        keyword, _, params = text.partition(":")
+        return keyword.lower() + (":" + params.upper() if params else "")
     if is_auto_spec(text):
         return _normalize_auto(text)
     return text.upper()

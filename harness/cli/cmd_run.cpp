@@ -13,6 +13,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/help_format.hpp"
 #include "cli/port_flag.hpp"
+#include "cli/controller_flags.hpp"
 #include "cli/sweep_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "platform/platform.hpp"
@@ -84,6 +85,7 @@ struct RunOptions {
   bool no_metrics = false;
   bool force = false;
   WorkloadFlags flags;
+  HillFlags hill;
 };
 
 // A flag whose text holds its default: --help shows `type` and that default.
@@ -102,7 +104,9 @@ void add_run_options(CLI::App& command, RunOptions& o) {
   add_defaulted(command, "-p,--pool", o.pool,
                 "worker threads: an integer or N-relative (N, 2N, 2N+2), or 'auto' / "
                 "auto:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]]: Richter's self-sizing pool "
-                "(default auto:N:4N:75:90:100)",
+                "(default auto:N:4N:75:90:100); or a controller: hill[:MIN:MAX] (.NET's hill "
+                "climber), formula[:MIN:MAX[:PERIOD_MS]] (N/(1-b measured)), "
+                "stall:LIMIT_MS[:MAX] (MariaDB's stall rule)",
                 "POOL");
   add_defaulted(command, "-b,--blocking", o.blocking,
                 "blocking ratio b in [0, 1): the share of each handler's time spent blocked; it "
@@ -144,6 +148,7 @@ void add_run_options(CLI::App& command, RunOptions& o) {
   command.add_flag("--no-metrics", o.no_metrics,
                    "no per-completion clock reads or latency histograms (to measure their cost)");
   add_workload_flags(command, o.flags);
+  add_hill_flags(command, o.hill);
   group_options(command, kGroupCommon,
                 {"--workload", "--port", "--concurrency", "--pool", "--blocking", "--duration",
                  "--repetitions", "--json", "--force"});
@@ -165,7 +170,9 @@ engine::PointSpec point_from_options(const RunOptions& o) {
   const unsigned n = platform::logical_cpus();
   spec.concurrency = parse_spec(o.concurrency, true, "--concurrency");
   spec.concurrency_value = spec.concurrency.resolve(n);
-  spec.pool = parse_pool(o.pool);
+  std::vector<core::PoolSpec> pools{parse_pool(o.pool)};
+  apply_hill_flags(o.hill, pools);
+  spec.pool = pools.front();
   spec.pool_value = spec.pool.resolve(n);
   spec.blocking_ratio = parse_number_flag(o.blocking, "--blocking");
   spec.blocking_kind = sweep::parse_blocking_kind_flag(o.blocking_kind, "--blocking-kind");

@@ -96,7 +96,8 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
         list_text(grid.concurrency, spec_text));
     add("-p,--pool", f.pool,
         "pool sizes; 'auto' or auto:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]] is Richter's self-sizing pool "
-        "(default auto:N:4N:75:90:100)",
+        "(default auto:N:4N:75:90:100); hill[:MIN:MAX], formula[:MIN:MAX[:PERIOD_MS]] and "
+        "stall:LIMIT_MS[:MAX] are controlled pools",
         "POOL,...", list_text(grid.pool, spec_text));
   }
   if (for_tune) {
@@ -145,6 +146,7 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
                               : "results file (written atomically after every run)")
       ->type_name("FILE");
   add_workload_flags(command, f.workload_flags);
+  if (!for_tune) add_hill_flags(command, f.hill);
   group_options(command, kGroupCommon,
                 {"--workload", "--port", "--concurrency", "--pool", "--blocking", "--duration",
                  "--repetitions", "--json"});
@@ -234,6 +236,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   if (!f.dispatch.empty()) grid.dispatch = sweep::parse_dispatch_list(f.dispatch, "--dispatch");
   if (!f.concurrency.empty()) grid.concurrency = sweep::parse_count_list(f.concurrency, true, "--concurrency");
   if (!f.pool.empty()) grid.pool = sweep::parse_pool_list(f.pool, "--pool");
+  apply_hill_flags(f.hill, grid.pool);
   if (!f.blocking.empty()) grid.blocking = sweep::parse_ratio_list(f.blocking, "--blocking");
   if (!f.dequeue_batch.empty()) grid.dequeue_batch = sweep::parse_dequeue_batch_list(f.dequeue_batch, "--dequeue-batch");
   if (!f.skip_on_success.empty()) {

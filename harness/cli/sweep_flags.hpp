@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sweep/grid.hpp"
+#include "cli/controller_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "platform/file_lock.hpp"
 
@@ -19,6 +20,7 @@ struct SweepFlags {
       working_set_kib, load, rate, arrivals, max_in_flight, dequeue_batch, skip_on_success,
       affinity, load_affinity;
   WorkloadFlags workload_flags;
+  HillFlags hill;  // sweep only
   std::vector<CLI::Option*> grid_options;  // to tell whether any was given
 
   bool any_grid_flag_given() const;

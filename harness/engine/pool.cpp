@@ -51,6 +51,13 @@ Pool::~Pool() {
   stop();
 }
 
+void Pool::set_controller(std::unique_ptr<PoolController> controller) {
+  if (!sizing_) throw std::invalid_argument("a controller needs a self-sizing pool");
+  controller_ = std::move(controller);
+  slot_control_ = std::make_unique<SlotControl[]>(size());
+  target_.store(sizing_->min_threads, std::memory_order_relaxed);
+}
+
 void Pool::start() {
   const unsigned initial = sizing_ ? sizing_->min_threads : size();
   if (board_ != nullptr) {
@@ -66,11 +73,67 @@ void Pool::start() {
     record_size_locked(now);
   }
   while (enrolled_.load(std::memory_order_acquire) < initial) std::this_thread::yield();
+  if (controller_) control_thread_ = std::thread([this] { control_loop(); });
+}
+
+void Pool::control_loop() {
+  std::unique_lock lock(control_mutex_);
+  for (;;) {
+    const auto interval = std::chrono::nanoseconds(controller_->next_interval_ns());
+    if (control_cv_.wait_for(lock, interval, [this] { return control_stop_; })) return;
+    const ControlSample sample = control_sample();
+    const unsigned want = std::clamp(controller_->target(sample), sizing_->min_threads,
+                                     sizing_->max_threads);
+    target_.store(want, std::memory_order_relaxed);
+    grow_to(want, sample.t_ns);
+  }
+}
+
+ControlSample Pool::control_sample() const {
+  ControlSample s;
+  s.t_ns = metrics::now_ns();
+  const std::uint64_t limit_ns = controller_->stall_limit_ns();
+  for (unsigned i = 0; i < size(); ++i) {
+    const SlotControl& c = slot_control_[i];
+    s.completions_total += c.completions.load(std::memory_order_relaxed);
+    s.handler_cpu_ns_total += c.cpu_ns.load(std::memory_order_relaxed);
+    s.handler_blocked_ns_total += c.blocked_ns.load(std::memory_order_relaxed);
+    const std::uint64_t since = c.handler_since_ns.load(std::memory_order_relaxed);
+    if (limit_ns != 0 && since != 0 && s.t_ns > since && s.t_ns - since > limit_ns) {
+      ++s.stalled_workers;
+    }
+  }
+  s.threads = current_.load(std::memory_order_relaxed);
+  s.busy = std::min(busy_.load(std::memory_order_relaxed), s.threads);
+  const std::optional<std::size_t> depth = ports_.front()->depth();
+  if (depth) s.queued = *depth;
+  return s;
+}
+
+void Pool::grow_to(unsigned target, std::uint64_t now_ns) {
+  std::lock_guard lock(sizing_mutex_);
+  while (current_.load(std::memory_order_relaxed) < target && spawn_locked()) {
+    ++timeline_.grows;
+    record_size_locked(now_ns);
+  }
+}
+
+bool Pool::over_target(unsigned slot) const {
+  return current_.load(std::memory_order_relaxed) > target_.load(std::memory_order_relaxed) &&
+         !workload_.worker_has_io_pending(slot);
 }
 
 void Pool::stop() {
   if (stopped_) return;
   stopped_ = true;
+  if (control_thread_.joinable()) {
+    {
+      std::lock_guard lock(control_mutex_);
+      control_stop_ = true;
+    }
+    control_cv_.notify_all();
+    control_thread_.join();  // no target changes from here on
+  }
   unsigned in_pool = 0;
   {
     // From here on the pool neither grows nor shrinks: the threads counted now are the ones
@@ -148,7 +211,9 @@ void Pool::maybe_grow(std::uint64_t now_ns) {
 
 bool Pool::try_leave(unsigned slot, std::uint64_t now_ns) {
   std::lock_guard lock(sizing_mutex_);
-  if (stopping_ || current_.load(std::memory_order_relaxed) <= sizing_->min_threads) return false;
+  const unsigned current = current_.load(std::memory_order_relaxed);
+  if (stopping_ || current <= sizing_->min_threads) return false;
+  if (controller_ && current <= target_.load(std::memory_order_relaxed)) return false;
   occupied_[slot] = false;
   current_.fetch_sub(1, std::memory_order_relaxed);
   busy_.fetch_sub(1, std::memory_order_relaxed);
@@ -203,7 +268,9 @@ struct Pool::WorkerThread {
         timed(pool.handler_.metrics),
         pumps(pool.ports_.size() > 1 && pool.workload_.pumps(slot)),
         batch(pool.dequeue_batch_),
-        inlines(pool.workload_.completes_inline()) {
+        inlines(pool.workload_.completes_inline()),
+        control(pool.controller_ ? &pool.slot_control_[slot] : nullptr),
+        tracks_stall(pool.controller_ && pool.controller_->stall_limit_ns() != 0) {
     context.index = slot;
     if (inlines) context.inline_completion = &inline_done;
     // A thread that takes over a slot must not replay its predecessor's random offsets.
@@ -230,6 +297,10 @@ struct Pool::WorkerThread {
   // packet; false costs the hot path one branch on this constant.
   const bool inlines;
   workloads::InlineCompletion inline_done;
+  // A controlled pool: this slot's counters for the control thread (null otherwise), and
+  // whether it marks its time inside each handler (the stall rule).
+  SlotControl* const control;
+  const bool tracks_stall;
 };
 
 void Pool::worker(unsigned index, std::uint64_t generation) {
@@ -275,6 +346,9 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
 }
 
 bool Pool::leaves_after(WorkerThread& self, std::uint64_t t_done) {
+  if (self.control != nullptr) {
+    return over_target(self.index) && try_leave(self.index, t_done != 0 ? t_done : metrics::now_ns());
+  }
   const std::uint64_t now = t_done != 0 ? t_done : metrics::now_ns();
   return cpu_.percent(now) > sizing_->shrink_above_cpu_pct &&
          !workload_.worker_has_io_pending(self.index) && try_leave(self.index, now);
@@ -291,7 +365,14 @@ port::RemoveStatus Pool::remove_counted(WorkerThread& self, port::Timeout timeou
 Pool::Next Pool::take_packets(WorkerThread& self) {
   if (self.sizes) busy_.fetch_sub(1, std::memory_order_relaxed);
   port::RemoveStatus status = remove_counted(self, self.pumps ? port::Timeout{0} : self.wait);
-  if (self.sizes) {
+  if (self.control != nullptr) {
+    // A controlled pool: the control thread grows it; a thread over the target leaves.
+    busy_.fetch_add(1, std::memory_order_relaxed);
+    if (status == port::RemoveStatus::timeout) {
+      if (over_target(self.index) && try_leave(self.index, metrics::now_ns())) return Next::leave;
+      return Next::again;
+    }
+  } else if (self.sizes) {
     // Richter's thread function, step by step: busy again; if every thread is busy, add one
     // (under the maximum and while CPU use is low); an idle timeout with no I/O of its own
     // outstanding leaves the pool (over the minimum).
@@ -352,7 +433,9 @@ std::uint64_t Pool::handle_packet(WorkerThread& self, const port::Packet& packet
   // The packet's handling starts now: for a packet taken in a batch, after the handlers of the
   // ones before it, so its queue delay (insert -> here) includes its wait behind them in the
   // thread that took them (engine/dequeue_batch.hpp).
-  const std::uint64_t t_remove = timed_packet || self.works ? metrics::now_ns() : 0;
+  const std::uint64_t t_remove =
+      timed_packet || self.works || self.tracks_stall ? metrics::now_ns() : 0;
+  if (self.tracks_stall) self.control->handler_since_ns.store(t_remove, std::memory_order_relaxed);
   // Each scheduler sample is taken right after the clock read it pairs with, so the CPU and
   // wait it counts cover the same interval as the wall time (the workload's on_packet and the
   // samples' own preads included), and nothing of them reads as blocked.
@@ -370,6 +453,10 @@ std::uint64_t Pool::handle_packet(WorkerThread& self, const port::Packet& packet
   if (self.works) t_done = run_handler(self, t_remove, s_start, measuring);
 
   if (c.counted) ++stats.handled_total;
+  if (self.control != nullptr) {
+    self.control->completions.store(stats.handled_total, std::memory_order_relaxed);
+    if (self.tracks_stall) self.control->handler_since_ns.store(0, std::memory_order_relaxed);
+  }
   if (measuring) {
     if (c.error) ++stats.errors;
     if (c.counted && !c.error) {
@@ -410,6 +497,12 @@ std::uint64_t Pool::run_handler(WorkerThread& self, std::uint64_t t_remove,
   const bool late = late_wakeup(self.sched.available(), request_ns, split.block_blocked_ns);
   if (late) self.sizer.observe_late_wakeup(request_ns, split.block_blocked_ns);
   self.sizer.observe(split.cpu_ns, late ? 0 : request_ns, split.blocked_ns);
+  if (self.control != nullptr) {  // one writer: a relaxed load and store, no read-modify-write
+    SlotControl& c = *self.control;
+    c.cpu_ns.store(c.cpu_ns.load(std::memory_order_relaxed) + split.cpu_ns, std::memory_order_relaxed);
+    c.blocked_ns.store(c.blocked_ns.load(std::memory_order_relaxed) + split.blocked_ns,
+                       std::memory_order_relaxed);
+  }
   if (measuring) {
     HandlerTimes& h = self.stats.handler;
     if (late) {

@@ -28,9 +28,19 @@
 // progress-board entry carry on across the threads that occupy it in turn. Every change of size
 // happens under one mutex, and once stop() has begun none happens: the threads counted then are
 // exactly the ones that take the stop packets.
+//
+// A controlled pool (set_controller: the `hill`, `formula` and `stall` specs,
+// engine/pool_control.hpp) is a self-sizing pool without Richter's per-thread rules: one control
+// thread samples the pool every controller interval (completions, handler CPU and blocked time,
+// busy threads, stalled workers, the port's depth), asks the controller for a target, and grows
+// to it at once; a thread over the target leaves after its batch, or when its bounded wait in
+// the port (the sizing's idle timeout) times out. The control thread ends before stop() counts
+// the threads, so the stop rule above holds unchanged.
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -46,6 +56,7 @@
 #include "engine/block_control.hpp"
 #include "engine/cpu_work.hpp"
 #include "engine/dequeue_batch.hpp"
+#include "engine/pool_control.hpp"
 #include "engine/pool_timeline.hpp"
 #include "engine/watchdog.hpp"
 #include "engine/working_set.hpp"
@@ -114,6 +125,10 @@ class Pool {
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
 
+  // Before start(), on a self-sizing pool: a controller sizes it instead of Richter's rules.
+  void set_controller(std::unique_ptr<PoolController> controller);
+  // The controller's target now (0 without one).
+  unsigned target() const { return target_.load(std::memory_order_relaxed); }
   // Starts the threads (a self-sizing pool: its minimum) and returns once every one of them
   // has enrolled (and so can be sampled).
   void start();
@@ -163,6 +178,12 @@ class Pool {
   void maybe_grow(std::uint64_t now_ns);
   bool try_leave(unsigned slot, std::uint64_t now_ns);
   void record_size_locked(std::uint64_t now_ns);
+  // The control thread: sample, ask, grow; until stop().
+  void control_loop();
+  ControlSample control_sample() const;
+  void grow_to(unsigned target, std::uint64_t now_ns);
+  // A controlled pool's thread with more threads than the target, and no I/O of its own pending.
+  bool over_target(unsigned slot) const;
 
   std::vector<port::CompletionPort*> ports_;
   workloads::Workload& workload_;
@@ -193,6 +214,21 @@ class Pool {
 
   std::atomic<unsigned> enrolled_{0};
   bool stopped_ = false;
+
+  // A controlled pool: the controller and its thread, the target, and each slot's counters
+  // (written by the slot's thread alone, read by the control thread).
+  struct alignas(64) SlotControl {
+    std::atomic<std::uint64_t> completions{0};
+    std::atomic<std::uint64_t> cpu_ns{0}, blocked_ns{0};
+    std::atomic<std::uint64_t> handler_since_ns{0};  // 0: not inside a handler
+  };
+  std::unique_ptr<PoolController> controller_;
+  std::unique_ptr<SlotControl[]> slot_control_;
+  std::atomic<unsigned> target_{0};
+  std::thread control_thread_;
+  std::mutex control_mutex_;
+  std::condition_variable control_cv_;
+  bool control_stop_ = false;  // under control_mutex_
 };
 
 }  // namespace iocpbench::engine

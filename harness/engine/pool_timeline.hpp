@@ -21,6 +21,13 @@ struct PoolSizing {
   unsigned idle_timeout_ms = 100;
 };
 
+// A controlled pool (engine/pool_control.hpp) keeps only the bounds: its threads wait at most
+// this long in the port, so one over the target leaves within it even when no packet comes.
+inline constexpr unsigned kControlledWaitMs = 50;
+inline PoolSizing controlled_sizing(unsigned min_threads, unsigned max_threads) {
+  return PoolSizing{min_threads, max_threads, 0, 100, kControlledWaitMs};
+}
+
 // The pool's size over time: one entry per change (and the start), at most kMaxEvents; once
 // full, the last entry is overwritten, so it is always the latest size.
 struct PoolTimeline {

@@ -207,7 +207,7 @@ void validate_point(const PointSpec& spec) {
                                  "' is not available in this build on this OS"};
   }
   if (spec.pool_value < 1) throw BadInput{"--pool", "must be at least 1 thread"};
-  if (spec.pool.is_auto()) {
+  if (spec.pool.self_sizing()) {
     const unsigned n = platform::logical_cpus();
     if (spec.pool.resolve_min(n) > spec.pool.resolve(n)) {
       throw BadInput{"--pool", "'" + spec.pool.text + "': the minimum (" +
@@ -216,7 +216,7 @@ void validate_point(const PointSpec& spec) {
                                    std::to_string(spec.pool.resolve(n)) + ") on this machine"};
     }
     if (spec.dispatch != Dispatch::shared) {
-      throw BadInput{"--pool", "auto (a self-sizing pool) needs --dispatch shared"};
+      throw BadInput{"--pool", spec.pool.text + " (a self-sizing pool) needs --dispatch shared"};
     }
   }
   if (spec.pool_value > 4096) throw BadInput{"--pool", "more than 4096 threads"};
@@ -452,6 +452,33 @@ void collect_run(const PointSpec& spec, const HandlerSpec& handler, const worklo
   result.packets_posted_total = workload.packets_posted();
 }
 
+// How a self-sizing pool is sized: Richter's rules (auto) or a controller (hill, formula,
+// stall), with the record its run will carry; nothing for a fixed pool.
+struct SizingPlan {
+  std::optional<PoolSizing> sizing;
+  std::unique_ptr<PoolController> controller;
+  PoolSizingRecord record;  // the settings and controller; the sizes are added after the run
+};
+
+SizingPlan plan_sizing(const PointSpec& spec, const RunResult& result) {
+  SizingPlan plan;
+  const unsigned min_threads = spec.pool.resolve_min(result.logical_cpus);
+  if (const auto& a = spec.pool.autosize) {
+    plan.sizing = PoolSizing{min_threads, spec.pool_value, a->grow_below_cpu_pct,
+                             a->shrink_above_cpu_pct, a->idle_timeout_ms};
+  }
+  // The hill climber's sample lengths follow the seed, a repetition its own.
+  plan.controller = make_pool_controller(spec.pool, result.logical_cpus,
+                                         spec.open_loop.seed + result.repetition);
+  if (plan.controller) {
+    plan.sizing = controlled_sizing(min_threads, spec.pool_value);
+    plan.record.controller = plan.controller->name();
+    plan.record.controller_settings = plan.controller->settings();
+  }
+  if (plan.sizing) plan.record.settings = *plan.sizing;
+  return plan;
+}
+
 // The pool over the workload: warm-up, the measured window, teardown under the watchdog; the
 // run's collected results into `result`, the window's edge samples returned.
 Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPorts& ports,
@@ -460,13 +487,11 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
                ThreadPlacer& load, RunResult& result) {
   Window w;
   ProgressBoard board(spec.pool_value);
-  std::optional<PoolSizing> sizing;
-  if (const auto& a = spec.pool.autosize) {
-    sizing = PoolSizing{spec.pool.resolve_min(result.logical_cpus), spec.pool_value,
-                        a->grow_below_cpu_pct, a->shrink_above_cpu_pct, a->idle_timeout_ms};
-  }
+  SizingPlan plan = plan_sizing(spec, result);
+  const std::optional<PoolSizing> sizing = plan.sizing;
   Pool pool(ports.all, workload, handler, spec.pool_value, roles, phase, sizing,
             spec.dequeue_batch_value, &workers);
+  if (plan.controller) pool.set_controller(std::move(plan.controller));
   pool.set_progress_board(&board);
   PhaseGuard guard{phase};
   pool.start();
@@ -510,7 +535,12 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
 
   result.drained = workload.drain(Clock::now() + std::chrono::seconds(5));
   pool.stop();
-  if (sizing) result.pool_sizing = PoolSizingRecord{*sizing, pool_window, pool.timeline(), w.t0};
+  if (sizing) {
+    plan.record.window = pool_window;
+    plan.record.timeline = pool.timeline();
+    plan.record.window_start_ns = w.t0;
+    result.pool_sizing = std::move(plan.record);
+  }
   for (auto* p : ports.all) result.left_in_port += p->depth().value_or(0);
   WorkerTotals totals = collect_workers(pool.stats(), result);
   workload.close();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -58,8 +59,11 @@ struct WorkCalibrationRecord {
   BlockingKind blocking_kind = BlockingKind::sleep;
 };
 
-// An auto pool's size over the run (runs[].pool_sizing).
+// An auto or controlled pool's size over the run (runs[].pool_sizing).
 struct PoolSizingRecord {
+  std::string controller = "auto";  // auto | hill | formula | stall
+  // A controller's own settings (units in names); empty for auto, whose are `settings`.
+  std::vector<std::pair<std::string, double>> controller_settings;
   PoolSizing settings;
   PoolWindowSummary window;
   PoolTimeline timeline;

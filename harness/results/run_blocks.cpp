@@ -75,12 +75,17 @@ nlohmann::json pool_sizing_json(const engine::PoolSizingRecord& r) {
   }
   const engine::PoolSizing& s = r.settings;
   const engine::PoolWindowSummary& w = r.window;
-  return {{"settings",
-           {{"min_threads", s.min_threads},
-            {"max_threads", s.max_threads},
-            {"grow_below_cpu_pct", s.grow_below_cpu_pct},
-            {"shrink_above_cpu_pct", s.shrink_above_cpu_pct},
-            {"idle_timeout_ms", s.idle_timeout_ms}}},
+  nlohmann::json settings = {{"min_threads", s.min_threads},
+                             {"max_threads", s.max_threads},
+                             {"grow_below_cpu_pct", s.grow_below_cpu_pct},
+                             {"shrink_above_cpu_pct", s.shrink_above_cpu_pct},
+                             {"idle_timeout_ms", s.idle_timeout_ms}};
+  if (!r.controller_settings.empty()) {  // a controller: its own settings, not Richter's
+    settings = nlohmann::json::object();
+    for (const auto& [key, value] : r.controller_settings) settings[key] = value;
+  }
+  return {{"controller", r.controller},
+          {"settings", settings},
           {"window",
            {{"threads_at_start", w.threads_at_start},
             {"threads_at_end", w.threads_at_end},

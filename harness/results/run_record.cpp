@@ -113,6 +113,12 @@ nlohmann::json pool_json(const PointSpec& spec) {
                     {"shrink_above_cpu_pct", a->shrink_above_cpu_pct},
                     {"idle_timeout_ms", a->idle_timeout_ms}};
   }
+  if (const auto& c = spec.pool.controlled) {
+    const unsigned n = platform::logical_cpus();
+    pool["controller"] = {{"name", core::to_string(c->kind)},
+                          {"min", {{"spec", c->min.text}, {"value", c->min.resolve(n)}}},
+                          {"max", {{"spec", c->max.text}, {"value", c->max.resolve(n)}}}};
+  }
   return pool;
 }
 

@@ -228,7 +228,7 @@ std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
       for (const auto& c : per_thread ? one : grid.concurrency) {
         for (const auto& p : grid.pool) {
           // A self-sizing pool shares one port: not a per-thread-ports point.
-          if (per_thread && p.is_auto()) continue;
+          if (per_thread && p.self_sizing()) continue;
           for (const double b : grid.blocking) {
             engine::PointSpec point;
             point.workload = workload;
