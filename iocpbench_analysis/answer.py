@@ -30,7 +30,8 @@ from statistics import NormalDist
 from typing import Any
 
 from . import grid, machine_load, stats
-from .compare import fidelity_problem, fmt_value
+from .fidelity import fidelity_problem
+from .formatting import fmt_value
 from .match import normalize_spec
 from .metrics import run_values, summary_value
 

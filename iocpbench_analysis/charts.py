@@ -30,7 +30,8 @@ from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter  # noqa: E402
 
 from . import answer, charts_controllers, grid, latency_load, machine_load, port_lists  # noqa: E402
-from .compare import CompareReport, fmt_value  # noqa: E402
+from .compare import CompareReport  # noqa: E402
+from .formatting import fmt_value  # noqa: E402
 from .load import Results  # noqa: E402
 from .metrics import (  # noqa: E402
     LATENCY_PERCENTILES, achieved_ratio, central_value, dig, run_values, summary_value, within_tolerance,

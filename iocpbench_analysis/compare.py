@@ -63,6 +63,8 @@ from .match import (
     spec_key,
 )
 from .metrics import DEFAULT_METRIC, Metric, dig, run_values, summary_ci, summary_value
+from .fidelity import fidelity_problem
+from .formatting import fmt_p, fmt_value
 
 PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
 # The status of a cross-machine comparison of whole runs: reported, not gated (exit 0).
@@ -342,22 +344,6 @@ def refusal_message(base: Results, new: Results, diffs: list[SetupDifference]) -
 
 
 # ---------------------------------------------------------------- whole runs
-
-
-def fidelity_problem(point: dict[str, Any]) -> str | None:
-    """Why a point's blocking ratio is not what was asked (None when it is, or when the file
-    predates blocking_fidelity: those count as within tolerance)."""
-    fid = point.get("blocking_fidelity")
-    if not isinstance(fid, dict) or fid.get("within_tolerance") is not False:
-        return None
-    achieved, blocked = fid.get("achieved_median"), fid.get("blocked_only_median")
-    got = f"achieved {achieved:.3f}" if isinstance(achieved, (int, float)) else "achieved n/a"
-    if isinstance(blocked, (int, float)):
-        got += f", blocked-only {blocked:.3f}"
-    tol = fid.get("tolerance")
-    reason = f"; {fid['reason']}" if fid.get("reason") else ""
-    return (f"requested {fid.get('requested', point['blocking']['ratio'])}, {got}"
-            + (f", tolerance {tol}" if isinstance(tol, (int, float)) else "") + reason)
 
 
 def left_out(base: dict[str, Any], new: dict[str, Any], label: str) -> LeftOut | None:
@@ -676,23 +662,6 @@ def compare_results(
 
 
 # ---------------------------------------------------------------- Markdown rendering
-
-
-def fmt_value(x: float | None) -> str:
-    """Compact, fixed-width-ish numbers for table cells (12.3k, 1.05M, 0.123)."""
-    if x is None:
-        return "n/a"
-    ax = abs(x)
-    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if ax >= scale:
-            return f"{x / scale:.3g}{suffix}"
-    return f"{x:.3g}"
-
-
-def fmt_p(p: float | None) -> str:
-    if p is None:
-        return "p=n/a"
-    return "p<0.001" if p < 0.001 else f"p={p:.3f}"
 
 
 def fmt_cell(row: PointComparison) -> str:

@@ -18,7 +18,8 @@ from typing import Any
 
 from . import answer, grid, machine_load, port_lists, report_controllers, report_io_depth, report_open_loop, topology
 from .charts import SkipChart, build_family_charts, figure_bytes, port_lists_figure
-from .compare import fidelity_problem, fmt_value
+from .fidelity import fidelity_problem
+from .formatting import fmt_value
 from .load import Results
 from .match import is_auto_spec, normalize_spec, point_label
 from .metrics import achieved_ratio, achieved_total_ratio, central_value, dig, run_values, summary_stat, summary_value

@@ -11,7 +11,7 @@ import html
 from typing import Any
 
 from . import grid, io_depth
-from .compare import fmt_value
+from .formatting import fmt_value
 from .match import point_label
 
 E = html.escape

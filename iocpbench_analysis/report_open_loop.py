@@ -10,7 +10,7 @@ import html
 from typing import Any
 
 from . import grid, latency_load
-from .compare import fmt_value
+from .formatting import fmt_value
 from .latency_load import Curve, LoadPoint, fmt_x
 from .load import Results
 
