@@ -12,8 +12,13 @@ namespace iocpbench::engine {
 thread_local std::uint64_t CpuWork::sink_ = 0;
 
 std::uint64_t spin_iterations(std::uint64_t iterations) noexcept {
-  std::uint64_t x = 0x9E3779B97F4A7C15ull ^ iterations;
-  for (std::uint64_t i = 0; i < iterations; ++i) {
+  // The count is read through a volatile, which makes every call a side effect: otherwise the
+  // function is pure, and a compiler may take two calls with the same count as one (GCC -O1
+  // did, timing the calibration's trials empty and so sizing the work far too large).
+  volatile std::uint64_t count_once = iterations;
+  const std::uint64_t count = count_once;
+  std::uint64_t x = 0x9E3779B97F4A7C15ull ^ count;
+  for (std::uint64_t i = 0; i < count; ++i) {
     // Each step depends on the last (no vectorising) and no compiler has a closed form for a
     // multiplicative recurrence, so the loop runs `iterations` times (the calibration checks).
     x = x * 6364136223846793005ull + 1442695040888963407ull;
