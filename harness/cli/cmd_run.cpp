@@ -14,6 +14,7 @@
 #include "cli/help_format.hpp"
 #include "cli/port_flag.hpp"
 #include "cli/controller_flags.hpp"
+#include "cli/profile_flags.hpp"
 #include "cli/sweep_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "platform/platform.hpp"
@@ -86,6 +87,7 @@ struct RunOptions {
   bool force = false;
   WorkloadFlags flags;
   HillFlags hill;
+  ProfileFlags profile;
 };
 
 // A flag whose text holds its default: --help shows `type` and that default.
@@ -149,6 +151,7 @@ void add_run_options(CLI::App& command, RunOptions& o) {
                    "no per-completion clock reads or latency histograms (to measure their cost)");
   add_workload_flags(command, o.flags);
   add_hill_flags(command, o.hill);
+  add_profile_flags(command, o.profile);
   group_options(command, kGroupCommon,
                 {"--workload", "--port", "--concurrency", "--pool", "--blocking", "--duration",
                  "--repetitions", "--json", "--force"});
@@ -188,6 +191,10 @@ engine::PointSpec point_from_options(const RunOptions& o) {
   spec.load_affinity = engine::parse_affinity_flag(o.load_affinity, "--load-affinity");
   spec.duration_s = parse_duration_flag(o.duration, "--duration", 1);
   spec.warmup_s = parse_duration_flag(o.warmup, "--warmup", 1);
+  spec.blocking_profile = profile_from_flags(o.profile, spec.blocking_ratio != 0, spec.work_us);
+  // The requested b of a profile's point: its time-weighted mean over the window.
+  if (spec.blocking_profile) spec.blocking_ratio = spec.blocking_profile->mean_over(spec.duration_s);
+  spec.timeline_ms = timeline_ms_from_flags(o.profile);
   const auto dispatch = parse_dispatch(o.dispatch);
   if (!dispatch) throw BadInput{"--dispatch", "'" + o.dispatch + "' is not shared or per-thread"};
   spec.dispatch = *dispatch;

@@ -102,7 +102,8 @@ void apply_hill_flags(const HillFlags& f, std::vector<core::PoolSpec>& pools) {
   bool any_hill = false;
   for (core::PoolSpec& p : pools) {
     if (p.controlled && p.controlled->kind == core::ControllerKind::hill) {
-      p.controlled->hill = h;
+      // Without flags a --grid file's settings (its "hill") stand.
+      if (f.any_given()) p.controlled->hill = h;
       any_hill = true;
     }
   }

@@ -147,6 +147,7 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
       ->type_name("FILE");
   add_workload_flags(command, f.workload_flags);
   if (!for_tune) add_hill_flags(command, f.hill);
+  if (!for_tune) add_profile_flags(command, f.profile);
   group_options(command, kGroupCommon,
                 {"--workload", "--port", "--concurrency", "--pool", "--blocking", "--duration",
                  "--repetitions", "--json"});
@@ -218,6 +219,16 @@ void check_skip_on_success(SkipOnSuccess mode, const std::vector<WorkloadKind>& 
 
 }  // namespace
 
+// --blocking-profile, --timeline-ms: after --blocking and --work-us (it is refused with either).
+void apply_profile_flags(const SweepFlags& f, sweep::Grid& grid) {
+  const bool blocking_given =
+      !f.blocking.empty() && sweep::parse_ratio_list(f.blocking, "--blocking") != std::vector<double>{0};
+  if (auto profile = profile_from_flags(f.profile, blocking_given, grid.work_us)) {
+    grid.blocking_profile = std::move(profile);
+  }
+  if (!f.profile.timeline_ms.empty()) grid.timeline_ms = timeline_ms_from_flags(f.profile);
+}
+
 sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   sweep::Grid grid = quick ? sweep::quick_grid() : sweep::default_grid();
   if (!f.grid_file.empty()) {
@@ -264,6 +275,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   if (!f.rate.empty()) grid.rates = sweep::parse_rate_list(f.rate, "--rate");
   if (!f.arrivals.empty()) grid.arrivals = parse_arrivals_flag(f.arrivals);
   if (!f.max_in_flight.empty()) grid.max_in_flight = parse_count_flag(f.max_in_flight, "--max-in-flight", 0);
+  apply_profile_flags(f, grid);
   if (!f.max_repetitions.empty()) grid.max_repetitions = parse_count_flag(f.max_repetitions, "--max-repetitions", 1);
   const nlohmann::json given = workload_params_from_flags(f.workload_flags);
   for (const auto& [key, value] : given.items()) grid.workload_params[key] = value;

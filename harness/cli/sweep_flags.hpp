@@ -9,6 +9,7 @@
 
 #include "sweep/grid.hpp"
 #include "cli/controller_flags.hpp"
+#include "cli/profile_flags.hpp"
 #include "cli/workload_flags.hpp"
 #include "platform/file_lock.hpp"
 
@@ -21,6 +22,7 @@ struct SweepFlags {
       affinity, load_affinity;
   WorkloadFlags workload_flags;
   HillFlags hill;  // sweep only
+  ProfileFlags profile;  // sweep only
   std::vector<CLI::Option*> grid_options;  // to tell whether any was given
 
   bool any_grid_flag_given() const;

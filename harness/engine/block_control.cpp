@@ -78,11 +78,17 @@ double LateDebt::take(double max_ns) noexcept {
 }
 
 BlockSizer::BlockSizer(double ratio, double work_us, double sleep_overshoot_ns, LateDebt& debt) noexcept
-    : factor_(ratio / (1 - ratio)),
+    : work_us_(work_us),
+      factor_(ratio / (1 - ratio)),
       cpu_ns_(std::max(0.0, work_us) * 1e3),
       overshoot_ns_(std::max(0.0, sleep_overshoot_ns)),
       max_target_ns_(10 * factor_ * std::max(1.0, work_us) * 1e3),
       debt_(&debt) {}
+
+void BlockSizer::set_ratio(double ratio) noexcept {
+  factor_ = ratio / (1 - ratio);
+  max_target_ns_ = 10 * factor_ * std::max(1.0, work_us_) * 1e3;
+}
 
 std::uint64_t BlockSizer::target_ns() const noexcept {
   return static_cast<std::uint64_t>(std::min(factor_ * cpu_ns_, max_target_ns_));

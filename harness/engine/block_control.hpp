@@ -108,8 +108,12 @@ class BlockSizer {
   // against the sleep that was asked for.
   void observe(std::uint64_t handler_cpu_ns, std::uint64_t requested_sleep_ns,
                std::uint64_t block_blocked_ns) noexcept;
+  // A blocking profile's next segment (core/blocking_profile): the factor b/(1-b) and the cap
+  // follow the new ratio; the CPU and overshoot estimates carry on (they do not depend on b).
+  void set_ratio(double ratio) noexcept;
 
  private:
+  double work_us_;
   double factor_;  // b / (1 - b)
   double cpu_ns_;
   double overshoot_ns_;

@@ -38,7 +38,9 @@ Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& worklo
       cpu_(platform::logical_cpus()),
       threads_(stats_.size()),
       occupied_(stats_.size(), false),
-      generation_(stats_.size(), 0) {
+      generation_(stats_.size(), 0),
+      ratio_now_(handler.blocking_ratio),
+      handled_(std::make_unique<SlotCount[]>(stats_.size())) {
   timeline_.events.reserve(sizing ? PoolTimeline::kMaxEvents : 1);
   if (sizing && (ports_.size() != 1 || sizing->min_threads < 1 ||
                  sizing->min_threads > sizing->max_threads)) {
@@ -70,6 +72,7 @@ void Pool::start() {
     }
     const std::uint64_t now = metrics::now_ns();
     size_.start(now, current_.load(std::memory_order_relaxed));
+    tick_size_.start(now, current_.load(std::memory_order_relaxed));
     record_size_locked(now);
   }
   while (enrolled_.load(std::memory_order_acquire) < initial) std::this_thread::yield();
@@ -163,6 +166,17 @@ PoolWindowSummary Pool::mark_window(std::uint64_t t_ns) {
   return size_.mark(t_ns);
 }
 
+PoolWindowSummary Pool::mark_tick(std::uint64_t t_ns) {
+  std::lock_guard lock(sizing_mutex_);
+  return tick_size_.mark(t_ns);
+}
+
+std::uint64_t Pool::handled_total() const {
+  std::uint64_t sum = 0;
+  for (unsigned i = 0; i < size(); ++i) sum += handled_[i].handled.load(std::memory_order_relaxed);
+  return sum;
+}
+
 bool Pool::spawn_locked() {
   if (stopping_ || current_.load(std::memory_order_relaxed) >= size()) return false;
   unsigned slot = 0;
@@ -192,6 +206,7 @@ void Pool::record_size_locked(std::uint64_t now_ns) {
   if (!timeline_.events.empty()) now_ns = std::max(now_ns, timeline_.events.back().t_ns);
   const PoolTimeline::Event event{now_ns, current_.load(std::memory_order_relaxed)};
   size_.change(now_ns, event.threads);
+  tick_size_.change(now_ns, event.threads);
   if (timeline_.events.size() < PoolTimeline::kMaxEvents) {
     timeline_.events.push_back(event);
   } else {
@@ -259,8 +274,8 @@ struct Pool::WorkerThread {
       : index(slot),
         stats(pool.stats_[slot]),
         blocks(pool.handler_.blocks()),
-        sizer(pool.handler_.blocking_ratio, pool.handler_.work_us, pool.sleep_overshoot_ns_,
-              pool.late_debt_),
+        ratio(pool.ratio_now_.load(std::memory_order_relaxed)),
+        sizer(ratio, pool.handler_.work_us, pool.sleep_overshoot_ns_, pool.late_debt_),
         works(pool.work_.iterations() != 0 || blocks),
         port(*pool.ports_[pool.ports_.size() == 1 ? 0 : slot]),
         sizes(pool.sizing_.has_value()),
@@ -281,6 +296,7 @@ struct Pool::WorkerThread {
   WorkerStats& stats;
   workloads::WorkerContext context;
   const bool blocks;
+  double ratio;  // the ratio the sizer follows (a blocking profile changes it)
   BlockSizer sizer;
   const metrics::ThreadSchedClock sched;  // this thread's CPU time and run-queue wait
   const bool works;
@@ -452,7 +468,10 @@ std::uint64_t Pool::handle_packet(WorkerThread& self, const port::Packet& packet
   std::uint64_t t_done = t_remove;  // no handler work: the remove time ends it (one read)
   if (self.works) t_done = run_handler(self, t_remove, s_start, measuring);
 
-  if (c.counted) ++stats.handled_total;
+  if (c.counted) {
+    ++stats.handled_total;  // one writer per slot: a relaxed store, no read-modify-write
+    handled_[self.index].handled.store(stats.handled_total, std::memory_order_relaxed);
+  }
   if (self.control != nullptr) {
     self.control->completions.store(stats.handled_total, std::memory_order_relaxed);
     if (self.tracks_stall) self.control->handler_since_ns.store(0, std::memory_order_relaxed);
@@ -484,10 +503,16 @@ std::uint64_t Pool::run_handler(WorkerThread& self, std::uint64_t t_remove,
   if (!self.blocks) return metrics::now_ns();
   const std::uint64_t t_block = metrics::now_ns();
   const metrics::SchedSample s_block = self.sched.sample();
+  if (handler_.follows_profile) {
+    const double now_ratio = ratio_now_.load(std::memory_order_relaxed);
+    if (now_ratio != self.ratio) self.sizer.set_ratio(self.ratio = now_ratio);
+  }
   const std::uint64_t target_ns = self.sizer.target_ns();
   if (board_ != nullptr) board_->at(self.index, ProgressBoard::kBlocking);
+  // A profile's segment at ratio 0 does not block at all (its handlers count as all CPU).
+  const bool skip = handler_.follows_profile && self.ratio == 0;
   const std::uint64_t request_ns =
-      block(self.stats, self.context, self.buffer, self.sizer, target_ns, self.sched);
+      skip ? 0 : block(self.stats, self.context, self.buffer, self.sizer, target_ns, self.sched);
   if (board_ != nullptr) board_->at(self.index, ProgressBoard::kInHandler);
   const std::uint64_t t_done = metrics::now_ns();
   const HandlerSplit split = split_handler(self.sched.available(), t_remove, t_block, t_done,

@@ -82,6 +82,9 @@ struct HandlerSpec {
   // false: no per-completion clock reads (unless the handler works) and no histograms.
   bool metrics = true;
   std::uint32_t working_set_kib = 0;  // each worker's own buffer, touched on every packet
+  // A blocking profile: each handler blocks at the ratio in force (Pool::set_blocking_ratio),
+  // and blocking_ratio is the profile's mean over the window (what the run is judged against).
+  bool follows_profile = false;
 
   // The nominal block, work_us*b/(1-b): the first target, before the handler's CPU time is
   // known (engine/block_control sizes every block after that).
@@ -146,6 +149,14 @@ class Pool {
   // The size since the previous call (or start()) up to t_ns: call at the window's start and
   // end, and the second call summarises the window, however many changes it saw.
   PoolWindowSummary mark_window(std::uint64_t t_ns);
+  // The same for the run's timeline (runs[].timeline), on its own span so that the window's
+  // summary above is untouched.
+  PoolWindowSummary mark_tick(std::uint64_t t_ns);
+  // Completions counted so far, every phase, summed over the slots (any thread may call it).
+  std::uint64_t handled_total() const;
+  // A blocking profile's ratio in force (HandlerSpec::follows_profile): the handlers read it
+  // before each block. Any thread; before start() it is the warm-up's.
+  void set_blocking_ratio(double ratio) { ratio_now_.store(ratio, std::memory_order_relaxed); }
 
  private:
   struct WorkerThread;  // one thread's set-up (pool.cpp)
@@ -207,12 +218,20 @@ class Pool {
   bool stopping_ = false;
   PoolTimeline timeline_;
   SizeTracker size_;
+  SizeTracker tick_size_;  // the timeline's windows
   std::vector<std::uint64_t> generation_;  // threads each slot has had (seeds their RNG)
   // Written under sizing_mutex_, read without it on the hot path (Richter's interlocked counts).
   std::atomic<unsigned> current_{0};
   alignas(64) std::atomic<unsigned> busy_{0};
 
   std::atomic<unsigned> enrolled_{0};
+  std::atomic<double> ratio_now_{0};  // a blocking profile's ratio in force
+
+  // Each slot's counted completions (its thread's handled_total), for the timeline's sampler.
+  struct alignas(64) SlotCount {
+    std::atomic<std::uint64_t> handled{0};
+  };
+  std::unique_ptr<SlotCount[]> handled_;
   bool stopped_ = false;
 
   // A controlled pool: the controller and its thread, the target, and each slot's counters

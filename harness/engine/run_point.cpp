@@ -22,6 +22,7 @@
 #include "engine/machine_load.hpp"
 #include "engine/switch_attribution.hpp"
 #include "engine/pool.hpp"
+#include "engine/timeline_sampler.hpp"
 #include "engine/watchdog.hpp"
 #include "engine/working_set.hpp"
 #include "io/async_io.hpp"
@@ -97,6 +98,21 @@ bool sleep_until(Clock::time_point until, const std::atomic<bool>* stop,
     if (watchdog.load(std::memory_order_acquire)) return false;
     const auto left = until - Clock::now();
     std::this_thread::sleep_for(std::min<Clock::duration>(left, std::chrono::milliseconds(20)));
+  }
+  return true;
+}
+
+// The measured window: sleeps as sleep_until does, and with a timeline every few ms hands
+// the sampler the clock (a profile's ratio follows it within that step).
+bool run_window(Clock::time_point until, const std::atomic<bool>* stop,
+                const std::atomic<bool>& watchdog, TimelineSampler* sampler) {
+  if (sampler == nullptr) return sleep_until(until, stop, watchdog);
+  while (Clock::now() < until) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return false;
+    if (watchdog.load(std::memory_order_acquire)) return false;
+    sampler->tick(metrics::now_ns());
+    const auto left = until - Clock::now();
+    std::this_thread::sleep_for(std::min<Clock::duration>(left, std::chrono::milliseconds(5)));
   }
   return true;
 }
@@ -227,6 +243,13 @@ void validate_point(const PointSpec& spec) {
   if (!std::isfinite(spec.work_us) || spec.work_us < 0) {
     throw BadInput{"--work-us", "must be a number of microseconds, 0 or more"};
   }
+  if (spec.blocking_profile && spec.work_us == 0) {
+    throw BadInput{"--blocking-profile", "a profile's ratios need CPU work to be ratios of: give "
+                                         "--work-us above 0"};
+  }
+  if (spec.timeline_ms < 10 || spec.timeline_ms > 10000) {
+    throw BadInput{"--timeline-ms", "must be 10 to 10000 milliseconds"};
+  }
   // A block lasts b/(1-b) times the handler's CPU time: with no work it would be no block, and
   // the ratio would name a measurement that never happened.
   if (spec.blocking_ratio > 0 && spec.work_us == 0) {
@@ -266,6 +289,11 @@ HandlerSpec prepare_handler(const PointSpec& spec, FileCloser& file) {
   HandlerSpec handler;
   handler.work_us = spec.work_us;
   handler.blocking_ratio = spec.blocking_ratio;
+  if (const auto& profile = spec.blocking_profile) {
+    // Judged against the window's time-weighted mean (docs/architecture.md).
+    handler.blocking_ratio = profile->mean_over(spec.duration_s);
+    handler.follows_profile = true;
+  }
   handler.kind = spec.blocking_kind;
   handler.metrics = spec.metrics;
   handler.working_set_kib = spec.working_set_kib;
@@ -479,6 +507,14 @@ SizingPlan plan_sizing(const PointSpec& spec, const RunResult& result) {
   return plan;
 }
 
+// A profile's warm-up runs at its first segment; a self-sizing pool or a profile gets a
+// timeline (runs[].timeline).
+std::optional<TimelineSampler> prepare_timeline(const PointSpec& spec, bool sizes, Pool& pool) {
+  if (spec.blocking_profile) pool.set_blocking_ratio(spec.blocking_profile->ratio_at(-1));
+  if (!sizes && !spec.blocking_profile) return std::nullopt;
+  return TimelineSampler(pool, spec.timeline_ms, spec.blocking_profile, spec.blocking_ratio);
+}
+
 // The pool over the workload: warm-up, the measured window, teardown under the watchdog; the
 // run's collected results into `result`, the window's edge samples returned.
 Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPorts& ports,
@@ -493,6 +529,7 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
             spec.dequeue_batch_value, &workers);
   if (plan.controller) pool.set_controller(std::move(plan.controller));
   pool.set_progress_board(&board);
+  std::optional<TimelineSampler> sampler = prepare_timeline(spec, sizing.has_value(), pool);
   PhaseGuard guard{phase};
   pool.start();
   workload.start();
@@ -510,20 +547,21 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   w.t0 = metrics::now_ns();
   if (open_loop != nullptr) open_loop->mark_window_start(w.t0);
   pool.mark_window(w.t0);  // closes the warm-up's span of the pool's size
+  if (sampler) sampler->start(w.t0);
   w.u0 = metrics::process_usage();
   w.s0 = platform::system_cpu_times();
   w.r0 = roles.sample();
   w.c0 = ports.counters();
   if (result.repetition == 0) ports.all.front()->record_list_events(kListEventsRecorded);
   w.l0 = ports.all.front()->list_totals();
-  if (complete) {
-    complete = sleep_until(Clock::now() + seconds(spec.duration_s), stop_requested, stalled);
-  }
+  if (complete) complete = run_window(Clock::now() + seconds(spec.duration_s), stop_requested,
+                                      stalled, sampler ? &*sampler : nullptr);
   watchdog.teardown();  // from here on, a bound on the teardown instead of on progress
   phase.store(workloads::kStopping, std::memory_order_seq_cst);
   w.t1 = metrics::now_ns();
   if (open_loop != nullptr) open_loop->mark_window_end(w.t1);  // at once: the pacer is still issuing
   const PoolWindowSummary pool_window = pool.mark_window(w.t1);
+  if (sampler) result.timeline = sampler->finish(w.t1);
   w.u1 = metrics::process_usage();
   w.s1 = platform::system_cpu_times();
   w.r1 = roles.sample();

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/blocking_profile.hpp"
 #include "core/count_spec.hpp"
 #include "core/kinds.hpp"
 #include "core/pool_spec.hpp"
@@ -42,6 +43,11 @@ struct PointSpec {
   core::PoolSpec pool{core::CountSpec{"2N", 2, 0}};
   unsigned pool_value = 0;  // pool.resolve(N), at least 1 (an auto pool: its maximum)
   double blocking_ratio = 0;            // b in [0, 1)
+  // --blocking-profile: the ratio changes over the run (blocking_ratio is then unused; the
+  // handlers follow the ratio in force, and the run is judged against the window's mean).
+  std::optional<core::BlockingProfile> blocking_profile;
+  // runs[].timeline's window (10..10000 ms), for a controlled pool or a blocking profile.
+  unsigned timeline_ms = 250;
   BlockingKind blocking_kind = BlockingKind::sleep;
   double work_us = 0;
   std::uint32_t working_set_kib = 0;  // per worker, touched on every packet (engine/working_set.hpp)

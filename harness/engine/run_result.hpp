@@ -70,6 +70,19 @@ struct PoolSizingRecord {
   std::uint64_t window_start_ns = 0;  // the timeline is written relative to it
 };
 
+// The measured window cut into windows of window_ms (runs[].timeline): a controlled pool's
+// throughput and size over time, and the requested blocking ratio each window started under.
+struct TimelineWindow {
+  double t_ms = 0;  // its start, from the measured window's start
+  double ops_per_s = 0;  // completions counted in it / its length
+  double mean_threads = 0;  // time-weighted
+  double blocking_ratio = 0;  // requested, in force at its start
+};
+struct TimelineRecord {
+  unsigned window_ms = 0;
+  std::vector<TimelineWindow> windows;
+};
+
 // What runs[].errors counts.
 struct ErrorDetail {
   std::uint64_t completions_failed = 0;
@@ -129,6 +142,7 @@ struct RunResult {
   unsigned effective_concurrency = 0;
   std::vector<double> thread_shares;  // sorted descending (per slot for an auto pool)
   std::optional<PoolSizingRecord> pool_sizing;  // an auto pool only
+  std::optional<TimelineRecord> timeline;  // a controlled pool or a blocking profile
   // (blocked + runnable wait) / handler time, and blocked / (cpu + blocked): engine/block_control.
   double achieved_blocking_ratio = 0;
   std::optional<double> blocked_only_ratio;  // none where the OS cannot split the handler

@@ -66,6 +66,26 @@ nlohmann::json work_calibration_json(const engine::WorkCalibrationRecord& r) {
   return j;
 }
 
+nlohmann::json timeline_json(const engine::TimelineRecord& r) {
+  nlohmann::json windows = nlohmann::json::array();
+  for (const engine::TimelineWindow& w : r.windows) {
+    windows.push_back({{"t_ms", std::round(w.t_ms * 1000) / 1000},
+                       {"ops_per_s", w.ops_per_s},
+                       {"mean_threads", w.mean_threads},
+                       {"blocking_ratio", w.blocking_ratio}});
+  }
+  return {{"window_ms", r.window_ms}, {"windows", windows}};
+}
+
+nlohmann::json blocking_profile_json(const core::BlockingProfile& profile) {
+  nlohmann::json segments = nlohmann::json::array();
+  for (const auto& s : profile.segments) {
+    segments.push_back({{"ratio", s.ratio},
+                        {"seconds", s.seconds > 0 ? nlohmann::json(s.seconds) : nlohmann::json(nullptr)}});
+  }
+  return {{"text", profile.text}, {"segments", segments}, {"repeats", profile.repeats}};
+}
+
 nlohmann::json pool_sizing_json(const engine::PoolSizingRecord& r) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& e : r.timeline.events) {

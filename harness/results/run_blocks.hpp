@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/blocking_profile.hpp"
 #include "engine/run_result.hpp"
 #include "engine/switch_attribution.hpp"
 #include "metrics/histogram.hpp"
@@ -21,6 +22,10 @@ nlohmann::json work_calibration_json(const engine::WorkCalibrationRecord& record
 // runs[].pool_sizing: the settings, the window's summary, grows and shrinks over the whole run,
 // and the timeline as [ms from the window's start (negative: warm-up), threads] pairs.
 nlohmann::json pool_sizing_json(const engine::PoolSizingRecord& record);
+// runs[].timeline: {window_ms, windows: [{t_ms, ops_per_s, mean_threads, blocking_ratio}]}.
+nlohmann::json timeline_json(const engine::TimelineRecord& record);
+// points[].blocking_profile: {text, segments: [{ratio, seconds (null: holds)}], repeats}.
+nlohmann::json blocking_profile_json(const core::BlockingProfile& profile);
 // runs[].port_lists: means, the share of the window at each level (0..15, the last "16 or
 // more"), the time a packet queued with room and a waiter, the handoffs' wake-up delays, and
 // the first transitions as {t_us, waiting, active, paused, depth} columns.

@@ -197,6 +197,7 @@ RunRecord run_record(const RunResult& r) {
       {"machine_load", machine_load_json(r.machine_load)},
   };
   if (r.pool_sizing) run["pool_sizing"] = pool_sizing_json(*r.pool_sizing);
+  if (r.timeline) run["timeline"] = timeline_json(*r.timeline);
   run["dequeue_batch"] = dequeue_batch_json(r.dequeue_batch);
   if (r.open_loop) run["open_loop"] = open_loop_json(*r.open_loop);
   run["port_lists"] = r.port_lists ? port_lists_json(*r.port_lists) : nlohmann::json(nullptr);
@@ -231,6 +232,9 @@ PointResult point_result(const PointSpec& spec, const std::vector<RunResult>& ru
   }
   // The CPUs the last run's threads were pinned to (a sweep's point gets them after its first run).
   point.spec["affinity"] = affinity_json(spec, runs.empty() ? nullptr : &runs.back().affinity);
+  // Only when given: results without a profile read as before. blocking.ratio is then the
+  // profile's time-weighted mean over the window (what the run is judged against).
+  if (spec.blocking_profile) point.spec["blocking_profile"] = blocking_profile_json(*spec.blocking_profile);
   // Only when given: results without a working set read as before.
   if (spec.working_set_kib > 0) point.spec["working_set_kib"] = spec.working_set_kib;
   // Only for open-loop points: closed-loop results read as before.

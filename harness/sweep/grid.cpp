@@ -229,8 +229,14 @@ std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
         for (const auto& p : grid.pool) {
           // A self-sizing pool shares one port: not a per-thread-ports point.
           if (per_thread && p.self_sizing()) continue;
-          for (const double b : grid.blocking) {
+          const std::vector<double> ratios =
+              grid.blocking_profile
+                  ? std::vector<double>{grid.blocking_profile->mean_over(grid.duration_s)}
+                  : grid.blocking;
+          for (const double b : ratios) {
             engine::PointSpec point;
+            point.blocking_profile = grid.blocking_profile;
+            point.timeline_ms = grid.timeline_ms;
             point.workload = workload;
             point.workload_params = grid.workload_params;
             point.port = backend;
@@ -286,6 +292,8 @@ std::string point_id(const engine::PointSpec& point) {
   if (point.affinity.pins()) id << "/affinity=" << point.affinity.text;
   if (point.load_affinity.pins()) id << "/load-affinity=" << point.load_affinity.text;
   id << completion_path_id_suffix(point.workload, point.workload_params);
+  // A blocking profile only when given: ids without one stay as they were.
+  if (point.blocking_profile) id << "/profile=" << point.blocking_profile->text;
   // Open loop only: closed-loop ids stay as they were.
   const engine::OpenLoopSpec& o = point.open_loop;
   if (o.load > 0) id << "/load=" << ratio_text(o.load);
@@ -306,6 +314,47 @@ std::string completion_path_id_suffix(WorkloadKind workload,
   return "/cp=" + path;
 }
 
+namespace {
+
+nlohmann::json hill_settings_json(const core::HillSettings& h) {
+  return {{"wave_period_samples", h.wave_period_samples},
+          {"max_wave_magnitude", h.max_wave_magnitude},
+          {"history_samples", h.history_samples},
+          {"sample_low_ms", h.sample_low_ms},
+          {"sample_high_ms", h.sample_high_ms},
+          {"max_changes_per_s", h.max_changes_per_s},
+          {"starvation_ms", h.starvation_ms}};
+}
+
+// The --hill-* flags' settings of the grid's hill pools (one set per invocation: the first
+// hill pool's), or none when it has no hill pool or they are the defaults.
+std::optional<core::HillSettings> grid_hill_settings(const Grid& grid) {
+  for (const auto& p : grid.pool) {
+    if (p.controlled && p.controlled->kind == core::ControllerKind::hill) {
+      if (hill_settings_json(p.controlled->hill) == hill_settings_json(core::HillSettings{})) break;
+      return p.controlled->hill;
+    }
+  }
+  return std::nullopt;
+}
+
+// A sweep block's "hill" back onto every hill pool of the grid (what apply_hill_flags did).
+void read_hill_settings(const nlohmann::json& j, Grid& grid) {
+  core::HillSettings h;
+  h.wave_period_samples = j.at("wave_period_samples").get<unsigned>();
+  h.max_wave_magnitude = j.at("max_wave_magnitude").get<double>();
+  h.history_samples = j.at("history_samples").get<unsigned>();
+  h.sample_low_ms = j.at("sample_low_ms").get<unsigned>();
+  h.sample_high_ms = j.at("sample_high_ms").get<unsigned>();
+  h.max_changes_per_s = j.at("max_changes_per_s").get<double>();
+  h.starvation_ms = j.at("starvation_ms").get<unsigned>();
+  for (auto& p : grid.pool) {
+    if (p.controlled && p.controlled->kind == core::ControllerKind::hill) p.controlled->hill = h;
+  }
+}
+
+}  // namespace
+
 nlohmann::json grid_to_json(const Grid& grid) {
   nlohmann::json j;
   j["workloads"] = nlohmann::json::array();
@@ -316,11 +365,17 @@ nlohmann::json grid_to_json(const Grid& grid) {
   for (const auto& c : grid.concurrency) j["concurrency"].push_back(c.text);
   j["pool"] = nlohmann::json::array();
   for (const auto& p : grid.pool) j["pool"].push_back(p.text);
+  // The hill pools' --hill-* settings, only when not the defaults (the spec's text does not
+  // carry them; --resume reads them back, and grids without them read as before).
+  if (const auto hill = grid_hill_settings(grid)) j["hill"] = hill_settings_json(*hill);
   if (grid.dispatch != std::vector<Dispatch>{Dispatch::shared}) {
     j["dispatch"] = nlohmann::json::array();
     for (auto d : grid.dispatch) j["dispatch"].push_back(to_string(d));
   }
   j["blocking"] = grid.blocking;
+  // Only when given: a grid without them reads as before (--resume compares).
+  if (grid.blocking_profile) j["blocking_profile"] = grid.blocking_profile->text;
+  if (grid.timeline_ms != 250) j["timeline_ms"] = grid.timeline_ms;
   // Only when not the default: a grid without batches reads as before (--resume compares).
   if (grid.dequeue_batch.size() != 1 || grid.dequeue_batch.front().text != "1") {
     j["dequeue_batch"] = nlohmann::json::array();
@@ -369,7 +424,14 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
     if (j.contains("concurrency")) grid.concurrency = parse_count_list(list_text("concurrency"), true, flag);
     if (j.contains("dispatch")) grid.dispatch = parse_dispatch_list(list_text("dispatch"), flag);
     if (j.contains("pool")) grid.pool = parse_pool_list(list_text("pool"), flag);
+    if (j.contains("hill")) read_hill_settings(j.at("hill"), grid);
     if (j.contains("blocking")) grid.blocking = parse_ratio_list(list_text("blocking"), flag);
+    if (j.contains("blocking_profile")) {
+      std::string reason;
+      grid.blocking_profile = core::parse_blocking_profile(j.at("blocking_profile").get<std::string>(), &reason);
+      if (!grid.blocking_profile) throw BadInput{flag, "blocking_profile: " + reason};
+    }
+    if (j.contains("timeline_ms")) grid.timeline_ms = j.at("timeline_ms").get<unsigned>();
     if (j.contains("dequeue_batch")) grid.dequeue_batch = parse_dequeue_batch_list(list_text("dequeue_batch"), flag);
     if (j.contains("skip_on_success")) {
       grid.skip_on_success =

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/arrivals.hpp"
+#include "core/blocking_profile.hpp"
 #include "core/kinds.hpp"
 #include "port/completion_port.hpp"
 #include "engine/run_point.hpp"
@@ -28,6 +29,10 @@ struct Grid {
   std::vector<core::CountSpec> concurrency;  // default 0, N, 2N
   std::vector<core::PoolSpec> pool;          // default N, 2N, 2N+2; "auto..." a self-sizing pool
   std::vector<double> blocking{0, 0.25, 0.5, 0.75};
+  // --blocking-profile: one profile instead of the blocking axis (each point's b is its mean over
+  // the window). Absent, the default, leaves the ids and the sweep block as they were.
+  std::optional<core::BlockingProfile> blocking_profile;
+  unsigned timeline_ms = 250;  // runs[].timeline's window (--timeline-ms)
   // Packets per remove (engine/dequeue_batch.hpp); the default, 1 alone, is the pool's
   // one-packet path and leaves the point ids and the sweep block as they were.
   std::vector<core::CountSpec> dequeue_batch{core::CountSpec{"1", 0, 1}};

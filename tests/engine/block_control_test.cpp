@@ -77,6 +77,23 @@ TEST(BlockSizer, TargetFollowsTheHandlersCpuTimeAndSleepsCorrectTheirOvershoot) 
   EXPECT_NEAR(static_cast<double>(request), 30'000 - 12'000, 300);
 }
 
+TEST(BlockSizer, AProfilesNewRatioChangesTheTargetAndKeepsTheCpuEstimate) {
+  LateDebt debt;
+  BlockSizer sizer(0.5, 20, 0, debt);  // b/(1-b) = 1
+  settle(sizer, 30'000, 0);
+  ASSERT_NEAR(static_cast<double>(sizer.target_ns()), 30'000, 300);
+  sizer.set_ratio(0.75);  // b/(1-b) = 3: three times the CPU time learnt so far
+  EXPECT_NEAR(static_cast<double>(sizer.target_ns()), 90'000, 900);
+  sizer.set_ratio(0.2);  // 1/4
+  EXPECT_NEAR(static_cast<double>(sizer.target_ns()), 7'500, 100);
+  sizer.set_ratio(0);  // a segment without blocking
+  EXPECT_EQ(sizer.target_ns(), 0u);
+  // The cap follows the ratio: 10 x the nominal block at 0.9 (9 x 20 us), not at 0.5's.
+  sizer.set_ratio(0.9);
+  settle(sizer, 1'000'000, 0);  // handlers far over the nominal work
+  EXPECT_NEAR(static_cast<double>(sizer.target_ns()), 10 * 9 * 20'000.0, 1'000);
+}
+
 TEST(BlockSizer, SleepsWhoseBlockedPartEndsShortAskForMoreThanTheTarget) {
   // Each sleep's blocked part ends 40 us short of its request (the thread was woken inside the
   // block to run task work, and waited for a CPU): the request grows past the target until the

@@ -115,3 +115,39 @@ def test_bad_specs_and_flags_exit_2_naming_the_flag(binary, tmp_path, args, flag
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith(f"iocpbench: {flag}: "), lines[0]
     assert not out.exists()
+
+
+def test_sweep_resume_keeps_the_hill_flags(binary, tmp_path):
+    out = tmp_path / "hill-sweep.json"
+    proc = run(binary, "sweep", "--workload", "post", "--concurrency", "N", "--pool", "hill:1:4",
+               "--blocking", "0.5", "--work-us", "20", "--duration", "0.3", "--warmup", "0.05",
+               "--repetitions", "2", "--no-probe", "--quiet", "--hill-wave-period", "6",
+               "--hill-history", "12", "--json", str(out), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    _validator().validate(doc)
+    assert doc["sweep"]["hill"]["wave_period_samples"] == 6
+    assert doc["sweep"]["hill"]["history_samples"] == 12
+    # As if interrupted after the first run: the resume runs the second with the file's flags.
+    point = doc["points"][0]
+    point["runs"] = [r for r in point["runs"] if r["repetition"] == 0]
+    doc["sweep"]["complete"] = False
+    out.write_text(json.dumps(doc))
+    resumed = run(binary, "sweep", "--resume", str(out), "--quiet", timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    doc = json.loads(out.read_text())
+    assert doc["sweep"]["complete"] is True
+    runs = doc["points"][0]["runs"]
+    assert sorted(r["repetition"] for r in runs) == [0, 1]
+    for r in runs:
+        settings = r["pool_sizing"]["settings"]
+        assert settings["wave_period_samples"] == 6 and settings["history_samples"] == 12
+
+
+def test_a_sweep_with_default_hill_flags_writes_no_hill_block(binary, tmp_path):
+    out = tmp_path / "hill-default.json"
+    proc = run(binary, "sweep", "--workload", "post", "--concurrency", "N", "--pool", "hill:1:4,2",
+               "--blocking", "0.5", "--work-us", "20", "--duration", "0.2", "--warmup", "0.05",
+               "--repetitions", "1", "--no-probe", "--quiet", "--json", str(out), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "hill" not in json.loads(out.read_text())["sweep"]
