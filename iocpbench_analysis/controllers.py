@@ -355,7 +355,20 @@ def group_intervals(points: Sequence[Point]) -> list[Interval] | None:
     end = group_end_ms(points)
     if parsed is None or end is None:
         return None
-    return profile_intervals(parsed[0], parsed[1], end)
+    intervals = profile_intervals(parsed[0], parsed[1], end)
+    # A last piece shorter than a timeline window (the window ran a few ms past a step) holds no
+    # window of its own: it is no step to recover from.
+    window_ms = group_window_ms(points)
+    while len(intervals) > 1 and intervals[-1][1] - intervals[-1][0] < window_ms:
+        intervals.pop()
+    return intervals
+
+
+def group_window_ms(points: Sequence[Point]) -> float:
+    """The longest timeline window of the group's runs (0 without a timeline)."""
+    sizes = [float(t["window_ms"]) for p in points for r in _runs(p)
+             if isinstance(t := r.get("timeline"), dict) and _number(t.get("window_ms"))]
+    return max(sizes, default=0.0)
 
 
 def _windows_in(run: dict[str, Any], start_ms: float, end_ms: float) -> list[Window]:

@@ -69,13 +69,20 @@ std::string list_text(const std::vector<T>& items, Text text) {
 
 }  // namespace
 
-void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
-  // The defaults shown are the grid's own (sweep/grid.hpp); tune shows its own where they differ
-  // (cmd_tune.cpp) and takes one workload and one blocking ratio, both required.
+namespace {
+
+// A grid flag: kept in f.grid_options, so a --grid file's keys can be told from the flags given.
+void add_grid_flag(CLI::App& command, SweepFlags& f, const char* name, std::string& target,
+                   const std::string& help, const std::string& type, const std::string& default_text) {
+  f.grid_options.push_back(add_text_option(command, name, target, help, type, default_text));
+}
+
+// The grid's axes: workloads, ports, dispatch, concurrency, pools, blocking ratios.
+void add_axis_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
   const sweep::Grid grid = sweep::default_grid();
-  auto add = [&](const char* name, std::string& target, const std::string& help, const std::string& type,
-                 const std::string& default_text) {
-    f.grid_options.push_back(add_text_option(command, name, target, help, type, default_text));
+  const auto add = [&](const char* name, std::string& target, const std::string& help,
+                       const std::string& type, const std::string& default_text) {
+    add_grid_flag(command, f, name, target, help, type, default_text);
   };
   const auto spec_text = [](const auto& spec) { return spec.text; };
   const auto name = [](auto kind) { return std::string(to_string(kind)); };
@@ -105,6 +112,17 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
   } else {
     add("-b,--blocking", f.blocking, "blocking ratios in [0,1)", "FLOAT,...", list_text(grid.blocking, number_text));
   }
+}
+
+// How each run goes: blocking kind, work, working set, lengths, repetitions, seed, batch,
+// placement.
+void add_run_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
+  const sweep::Grid grid = sweep::default_grid();
+  const auto add = [&](const char* name, std::string& target, const std::string& help,
+                       const std::string& type, const std::string& default_text) {
+    add_grid_flag(command, f, name, target, help, type, default_text);
+  };
+  const auto spec_text = [](const auto& spec) { return spec.text; };
   add("--blocking-kind", f.blocking_kind, "sleep (timer) or io (synchronous direct reads)", "TEXT",
       to_string(grid.blocking_kind));
   add("--work-us", f.work_us, "CPU work per completion: microseconds, or a duration (0.1ms)", "US",
@@ -128,18 +146,35 @@ void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
   }
   add("--affinity", f.affinity, kAffinityHelp, "PLACEMENT", grid.affinity.text);
   add("--load-affinity", f.load_affinity, kLoadAffinityHelp, "PLACEMENT", grid.load_affinity.text);
-  if (!for_tune) {
-    add("--load", f.load,
-        "open-loop offered loads, fractions of each point's capacity in (0, 1] (each run first "
-        "measures the point's closed-loop throughput for up to 1 s); latency is then from each "
-        "request's intended time (default: the closed loop only)",
-        "FLOAT,...", "");
-    add("--rate", f.rate, "open-loop offered rates, completions per second (default: none)",
-        "FLOAT,...", "");
-    add("--arrivals", f.arrivals, kArrivalsHelp, "TEXT", core::to_string(grid.arrivals));
-    add("--max-in-flight", f.max_in_flight, kMaxInFlightHelp, "INT", "0");
-    add("--grid", f.grid_file, "a JSON file with the grid (keys as in a results file's sweep block)", "FILE", "");
-  }
+}
+
+// Open-loop load and the grid file (sweep only).
+void add_open_loop_and_grid_flags(CLI::App& command, SweepFlags& f) {
+  const sweep::Grid grid = sweep::default_grid();
+  const auto add = [&](const char* name, std::string& target, const std::string& help,
+                       const std::string& type, const std::string& default_text) {
+    add_grid_flag(command, f, name, target, help, type, default_text);
+  };
+  add("--load", f.load,
+      "open-loop offered loads, fractions of each point's capacity in (0, 1] (each run first "
+      "measures the point's closed-loop throughput for up to 1 s); latency is then from each "
+      "request's intended time (default: the closed loop only)",
+      "FLOAT,...", "");
+  add("--rate", f.rate, "open-loop offered rates, completions per second (default: none)",
+      "FLOAT,...", "");
+  add("--arrivals", f.arrivals, kArrivalsHelp, "TEXT", core::to_string(grid.arrivals));
+  add("--max-in-flight", f.max_in_flight, kMaxInFlightHelp, "INT", "0");
+  add("--grid", f.grid_file, "a JSON file with the grid (keys as in a results file's sweep block)", "FILE", "");
+}
+
+}  // namespace
+
+void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
+  // The defaults shown are the grid's own (sweep/grid.hpp); tune shows its own where they differ
+  // (cmd_tune.cpp) and takes one workload and one blocking ratio, both required.
+  add_axis_flags(command, f, for_tune);
+  add_run_flags(command, f, for_tune);
+  if (!for_tune) add_open_loop_and_grid_flags(command, f);
   // tune writes its file once, at the end; a sweep after every run (it can be resumed).
   command.add_option("-o,--json", f.json,
                      for_tune ? "results file (written atomically when the search ends)"

