@@ -4,20 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/units.hpp"
+
 namespace iocpbench::core {
 namespace {
-
-bool parse_double(std::string_view text, double& out) {
-  if (text.empty()) return false;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
-}
-
-std::string number_text(double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%g", value);
-  return text;
-}
 
 std::vector<std::string_view> split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;
@@ -39,12 +29,12 @@ bool parse_segment(std::string_view item, bool last, BlockingProfile::Segment& o
           "its duration)";
     return false;
   }
-  if (!parse_double(fields[0], out.ratio) || out.ratio < 0 || out.ratio >= 1) {
+  if (!parse_plain_number(fields[0], out.ratio) || out.ratio < 0 || out.ratio >= 1) {
     why = "'" + std::string(fields[0]) + "': a ratio must be a number in [0, 1)";
     return false;
   }
   out.seconds = 0;
-  if (fields.size() == 2 && (!parse_double(fields[1], out.seconds) || out.seconds <= 0)) {
+  if (fields.size() == 2 && (!parse_plain_number(fields[1], out.seconds) || out.seconds <= 0)) {
     why = "'" + std::string(fields[1]) + "': a duration must be a positive number of seconds";
     return false;
   }
@@ -68,8 +58,8 @@ std::optional<BlockingProfile> parse_blocking_profile(std::string_view text, std
   p.repeats = p.segments.back().seconds > 0;
   for (const auto& s : p.segments) {
     if (!p.text.empty()) p.text += ",";
-    p.text += number_text(s.ratio);
-    if (s.seconds > 0) p.text += ":" + number_text(s.seconds);
+    p.text += short_number_text(s.ratio);
+    if (s.seconds > 0) p.text += ":" + short_number_text(s.seconds);
   }
   return p;
 }

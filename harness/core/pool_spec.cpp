@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/units.hpp"
+
 namespace iocpbench::core {
 namespace {
 
@@ -24,21 +26,9 @@ std::vector<std::string> split_colons(std::string_view text) {
   return parts;
 }
 
-bool parse_number(const std::string& text, double& out) {
-  if (text.empty()) return false;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
-}
-
-std::string number_text(double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%g", value);
-  return text;
-}
-
 bool parse_whole_ms(const std::string& text, unsigned low, unsigned high, unsigned& out) {
   double value = 0;
-  if (!parse_number(text, value) || value < low || value > high || value != std::floor(value)) {
+  if (!parse_plain_number(text, value) || value < low || value > high || value != std::floor(value)) {
     return false;
   }
   out = static_cast<unsigned>(value);
@@ -212,18 +202,18 @@ std::optional<PoolSpec> parse_pool_spec(std::string_view raw, std::string* reaso
     }
   }
   if (fields >= 4) {
-    if (!parse_number(parts[3], a.grow_below_cpu_pct) || a.grow_below_cpu_pct < 0 ||
+    if (!parse_plain_number(parts[3], a.grow_below_cpu_pct) || a.grow_below_cpu_pct < 0 ||
         a.grow_below_cpu_pct > 100) {
       return fail("GROW_BELOW_PCT must be a percentage from 0 to 100");
     }
-    if (!parse_number(parts[4], a.shrink_above_cpu_pct) || a.shrink_above_cpu_pct < 0 ||
+    if (!parse_plain_number(parts[4], a.shrink_above_cpu_pct) || a.shrink_above_cpu_pct < 0 ||
         a.shrink_above_cpu_pct > 100) {
       return fail("SHRINK_ABOVE_PCT must be a percentage from 0 to 100");
     }
   }
   if (fields == 5) {
     double idle = 0;
-    if (!parse_number(parts[5], idle) || idle < 1 || idle > 60000 || idle != std::floor(idle)) {
+    if (!parse_plain_number(parts[5], idle) || idle < 1 || idle > 60000 || idle != std::floor(idle)) {
       return fail("IDLE_MS must be a whole number of milliseconds from 1 to 60000");
     }
     a.idle_timeout_ms = static_cast<unsigned>(idle);
@@ -231,8 +221,8 @@ std::optional<PoolSpec> parse_pool_spec(std::string_view raw, std::string* reaso
 
   // Normalised: every field, then the defaults dropped from the right.
   const AutoPoolSpec defaults;
-  std::vector<std::string> text{a.min.text, a.max.text, number_text(a.grow_below_cpu_pct),
-                                number_text(a.shrink_above_cpu_pct),
+  std::vector<std::string> text{a.min.text, a.max.text, short_number_text(a.grow_below_cpu_pct),
+                                short_number_text(a.shrink_above_cpu_pct),
                                 std::to_string(a.idle_timeout_ms)};
   std::size_t keep = 5;
   if (a.idle_timeout_ms == defaults.idle_timeout_ms) {

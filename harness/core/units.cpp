@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 namespace iocpbench::core {
@@ -94,6 +95,18 @@ std::optional<std::uint64_t> parse_size(std::string_view text, std::uint64_t bas
     return std::nullopt;
   }
   return static_cast<std::uint64_t>(units);
+}
+
+bool parse_plain_number(std::string_view text, double& out) {
+  if (text.empty()) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
+}
+
+std::string short_number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
 }
 
 }  // namespace iocpbench::core

@@ -22,6 +22,12 @@ std::optional<double> parse_duration(std::string_view text, double base_s, std::
 // `reason` set, when the text is not a whole non-negative number of them with a known unit.
 std::optional<std::uint64_t> parse_size(std::string_view text, std::uint64_t base_bytes, std::string* reason);
 
+// A plain number, the whole text and finite ("0.5", "1e3"); false for anything else.
+bool parse_plain_number(std::string_view text, double& out);
+
+// A number as spec texts write it back: printf's %g ("0.5", "100", "1e+06").
+std::string short_number_text(double value);
+
 // The units each parser knows, for help and errors.
 inline constexpr const char* kDurationUnits = "us, ms, s, m, h";
 inline constexpr const char* kSizeUnits = "b, k/KiB, m/MiB, g/GiB";
