@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 
+#include "../support/counting_workload.hpp"
 #include "../support/wait_for.hpp"
 #include "core/pool_spec.hpp"
 #include "engine/pool.hpp"
@@ -241,24 +242,7 @@ TEST(ControlledPoolSpec, RefusesBadSpecsWithAReason) {
 
 // ---- a real controlled pool ----
 
-class CountingWorkload final : public workloads::Workload {
- public:
-  std::string_view name() const override { return "counting"; }
-  void open(const workloads::RunEnv&) override {}
-  void start() override {}
-  workloads::Completion on_packet(const port::Packet&, workloads::WorkerContext&) override {
-    handled.fetch_add(1, std::memory_order_relaxed);
-    workloads::Completion c;
-    c.counted = true;
-    return c;
-  }
-  void after_handler(const port::Packet&, const workloads::Completion&, std::uint64_t,
-                     workloads::WorkerContext&) override {}
-  bool drain(std::chrono::steady_clock::time_point) override { return true; }
-  void close() override {}
-  nlohmann::json stats(double) const override { return nlohmann::json::object(); }
-  std::atomic<std::uint64_t> handled{0};
-};
+using test_support::CountingWorkload;  // tests/support/counting_workload.hpp
 
 // A controller whose target the test sets; it counts its samples.
 class ScriptedController final : public engine::PoolController {
@@ -281,7 +265,7 @@ class ScriptedController final : public engine::PoolController {
 
 TEST(ControlledPool, StartsChangesSizeAndStopsWithOneStopPacketPerThread) {
   auto port = port::make_port(port::Backend::emulated, {.concurrency = 2});
-  CountingWorkload workload;
+  CountingWorkload workload{true};
   metrics::RoleRegistry roles;
   std::atomic<int> phase{workloads::kMeasuring};
   engine::HandlerSpec handler;

@@ -14,6 +14,7 @@
 #include <memory>
 #include <thread>
 
+#include "../support/counting_workload.hpp"
 #include "../support/wait_for.hpp"
 #include "metrics/clock.hpp"
 #include "metrics/cpu_meter.hpp"
@@ -33,23 +34,7 @@ namespace {
 using namespace iocpbench;
 using namespace std::chrono_literals;
 
-// Packets the test posts itself; the workload only counts what the pool hands it.
-class CountingWorkload final : public workloads::Workload {
- public:
-  std::string_view name() const override { return "counting"; }
-  void open(const workloads::RunEnv&) override {}
-  void start() override {}
-  workloads::Completion on_packet(const port::Packet&, workloads::WorkerContext&) override {
-    handled.fetch_add(1, std::memory_order_relaxed);
-    return {};
-  }
-  void after_handler(const port::Packet&, const workloads::Completion&, std::uint64_t,
-                     workloads::WorkerContext&) override {}
-  bool drain(std::chrono::steady_clock::time_point) override { return true; }
-  void close() override {}
-  nlohmann::json stats(double) const override { return nlohmann::json::object(); }
-  std::atomic<std::uint64_t> handled{0};
-};
+using test_support::CountingWorkload;  // tests/support/counting_workload.hpp
 
 struct Bench {
   std::unique_ptr<port::CompletionPort> port =

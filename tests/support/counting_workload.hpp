@@ -1,0 +1,39 @@
+#pragma once
+// A workload for pool tests: packets the test posts itself; it only counts what the pool hands
+// it (`counted`: whether each counts as a completion in the run's totals).
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/workload.hpp"
+
+namespace iocpbench::test_support {
+
+class CountingWorkload final : public workloads::Workload {
+ public:
+  explicit CountingWorkload(bool counted = false) : counted_(counted) {}
+  std::string_view name() const override { return "counting"; }
+  void open(const workloads::RunEnv&) override {}
+  void start() override {}
+  workloads::Completion on_packet(const port::Packet&, workloads::WorkerContext&) override {
+    handled.fetch_add(1, std::memory_order_relaxed);
+    workloads::Completion c;
+    c.counted = counted_;
+    return c;
+  }
+  void after_handler(const port::Packet&, const workloads::Completion&, std::uint64_t,
+                     workloads::WorkerContext&) override {}
+  bool drain(std::chrono::steady_clock::time_point) override { return true; }
+  void close() override {}
+  nlohmann::json stats(double) const override { return nlohmann::json::object(); }
+  std::atomic<std::uint64_t> handled{0};
+
+ private:
+  bool counted_;
+};
+
+}  // namespace iocpbench::test_support
