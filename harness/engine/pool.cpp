@@ -96,9 +96,9 @@ ControlSample Pool::control_sample() const {
   ControlSample s;
   s.t_ns = metrics::now_ns();
   const std::uint64_t limit_ns = controller_->stall_limit_ns();
+  s.completions_total = handled_total();
   for (unsigned i = 0; i < size(); ++i) {
     const SlotControl& c = slot_control_[i];
-    s.completions_total += c.completions.load(std::memory_order_relaxed);
     s.handler_cpu_ns_total += c.cpu_ns.load(std::memory_order_relaxed);
     s.handler_blocked_ns_total += c.blocked_ns.load(std::memory_order_relaxed);
     const std::uint64_t since = c.handler_since_ns.load(std::memory_order_relaxed);
@@ -472,10 +472,7 @@ std::uint64_t Pool::handle_packet(WorkerThread& self, const port::Packet& packet
     ++stats.handled_total;  // one writer per slot: a relaxed store, no read-modify-write
     handled_[self.index].handled.store(stats.handled_total, std::memory_order_relaxed);
   }
-  if (self.control != nullptr) {
-    self.control->completions.store(stats.handled_total, std::memory_order_relaxed);
-    if (self.tracks_stall) self.control->handler_since_ns.store(0, std::memory_order_relaxed);
-  }
+  if (self.tracks_stall) self.control->handler_since_ns.store(0, std::memory_order_relaxed);
   if (measuring) {
     if (c.error) ++stats.errors;
     if (c.counted && !c.error) {

@@ -236,8 +236,8 @@ class Pool {
 
   // A controlled pool: the controller and its thread, the target, and each slot's counters
   // (written by the slot's thread alone, read by the control thread).
+  // (Completions come from handled_.)
   struct alignas(64) SlotControl {
-    std::atomic<std::uint64_t> completions{0};
     std::atomic<std::uint64_t> cpu_ns{0}, blocked_ns{0};
     std::atomic<std::uint64_t> handler_since_ns{0};  // 0: not inside a handler
   };
