@@ -1,4 +1,4 @@
-"""`python -m iocpbench_analysis charts|report|compare|answer|ab|controllers ...`: the console scripts without installing."""
+"""`python -m iocpbench_analysis charts|report|compare|answer|ab|controllers|fidelity ...`: the console scripts without installing."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Console scripts: iocpbench-charts, iocpbench-report, iocpbench-compare, iocpbench-answer,
-iocpbench-controllers (iocpbench-ab is in ab.py).
+iocpbench-controllers, iocpbench-fidelity (iocpbench-ab is in ab.py).
 
 Exit status follows the harness's contract: 0 success, 2 bad input, 130 interrupted; compare
 adds 1 (FAIL: a regression, or a BASE or NEW file that is not a whole run) and 3 (INCONCLUSIVE:
@@ -377,6 +377,56 @@ def controllers_main(argv: Sequence[str] | None = None) -> int:
     return _guarded("iocpbench-controllers", controllers_parser(), _controllers, argv)
 
 
+# ---------------------------------------------------------------- iocpbench-fidelity
+
+def fidelity_parser() -> argparse.ArgumentParser:
+    p = _parser(
+        "iocpbench-fidelity",
+        "Whether each point of a results file got the blocking ratio it asked for (docs/targets.md F1): "
+        "per point (per ratio of a blocking profile) the requested ratio beside the medians over its runs "
+        "of the achieved ratio (runnable wait included) and the blocked-only ratio (excluded), the blocks' "
+        "mean overshoot and target, and the sleeps woken over 1 ms late; then the worst |achieved - "
+        "requested| over the points whose pool fits the CPUs, the worst |blocked-only - requested| over "
+        "every point, each against the 0.03 tolerance, and the points whose blocks overshoot by more than "
+        "max(5%, 2 us). It reports; it does not gate.",
+        "Exit status:\n"
+        "  0  reported (whether the targets were met is in the text and the JSON)\n"
+        "  2  bad input (an unreadable file, not a results file, an unwritable output)\n\n"
+        "example: iocpbench-fidelity out/results.json --json out/fidelity.json\n"
+        "bench/blocking_fidelity.py runs a sweep first and reports it the same way.",
+    )
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="results JSON files (schema_version 1)")
+    p.add_argument("--json", type=Path, metavar="OUT", help="also write the rows and the worst deviations as JSON")
+    return p
+
+
+def _fidelity(args: argparse.Namespace) -> int:
+    import dataclasses
+    import json
+
+    from .fidelity import file_rows, worst
+    from .fidelity_text import fidelity_report
+
+    results = load_all(args.results)
+    out = []
+    for res in results:
+        if len(results) > 1:
+            print(f"=== {res.path}")
+        sys.stdout.write(fidelity_report(res.data))
+        rows = file_rows(res.data)
+        out.append({"path": str(res.path), "rows": [dataclasses.asdict(r) for r in rows],
+                    "worst_achieved_pool_fits": dataclasses.asdict(worst(rows, "achieved", only_fitting=True)),
+                    "worst_blocked_only": dataclasses.asdict(worst(rows, "blocked_only", only_fitting=False)),
+                    "overshooting": [r.point_id for r in rows if r.overshoots()]})
+    if args.json:
+        _write_atomically(args.json, json.dumps(out, indent=1) + "\n")
+    return EXIT_OK
+
+
+def fidelity_main(argv: Sequence[str] | None = None) -> int:
+    return _guarded("iocpbench-fidelity", fidelity_parser(), _fidelity, argv)
+
+
 def ab_main(argv: Sequence[str] | None = None) -> int:
     from .ab import main
 
@@ -390,4 +440,5 @@ TOOLS: dict[str, Callable[[Sequence[str] | None], int]] = {
     "answer": answer_main,
     "ab": ab_main,
     "controllers": controllers_main,
+    "fidelity": fidelity_main,
 }

@@ -1,9 +1,15 @@
-"""Whether a point's blocking ratio is what was asked, read from the point's `blocking_fidelity`
-block (the harness judges each point; this only reads the verdict and says why)."""
+"""Whether a point's blocking ratio is what was asked (docs/targets.md F1), read from the point's
+`blocking_fidelity` block and its runs' `handler_time` (the harness judges each point; this reads
+the verdict, says why, and finds the worst deviations of a file). Pure functions; the text is
+fidelity_text.py's."""
 
 from __future__ import annotations
 
+import statistics
+from dataclasses import dataclass
 from typing import Any
+
+TOLERANCE = 0.03  # the harness's kBlockingTolerance (engine/block_control.hpp)
 
 
 def fidelity_problem(point: dict[str, Any]) -> str | None:
@@ -20,3 +26,94 @@ def fidelity_problem(point: dict[str, Any]) -> str | None:
     reason = f"; {fid['reason']}" if fid.get("reason") else ""
     return (f"requested {fid.get('requested', point['blocking']['ratio'])}, {got}"
             + (f", tolerance {tol}" if isinstance(tol, (int, float)) else "") + reason)
+
+
+@dataclass(frozen=True)
+class FidelityRow:
+    """One point (or one ratio of a profiled point): what was asked and what its runs read."""
+
+    point_id: str
+    requested: float
+    achieved: float | None       # median over the runs, runnable wait included
+    blocked_only: float | None   # median over the runs, runnable wait excluded (None: not split)
+    overshoot_us: float | None   # the blocks' mean overshoot of their target, mean over the runs
+    target_us: float | None      # the blocks' mean target
+    late_wakeups: int | None     # sleeps woken over 1 ms late, summed (None: not recorded)
+    pool_fits: bool              # pool <= logical CPUs: no runnable wait expected
+
+    def overshoots(self) -> bool:
+        """The blocks overshoot by more than max(5% of the target, 2 us) (the run's rule)."""
+        if self.overshoot_us is None or self.target_us is None:
+            return False
+        return self.overshoot_us > max(0.05 * self.target_us, 2.0)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _median_of(runs: list[dict[str, Any]], key: str) -> float | None:
+    values = [v for v in (_number(r.get(key)) for r in runs) if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _handler_times(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r["handler_time"] for r in runs if isinstance(r.get("handler_time"), dict)]
+
+
+def _mean_of(parts: list[dict[str, Any]], key: str) -> float | None:
+    values = [v for v in (_number(p.get(key)) for p in parts) if v is not None]
+    return statistics.mean(values) if values else None
+
+
+def _late_wakeups(parts: list[dict[str, Any]]) -> int | None:
+    counts = [p["late_wakeups"] for p in parts if isinstance(p.get("late_wakeups"), int)]
+    return sum(counts) if counts else None
+
+
+def point_rows(point: dict[str, Any], logical_cpus: int) -> list[FidelityRow]:
+    """A point's rows: one, or one per ratio of a blocking profile (blocking_fidelity.levels,
+    each judged against its own request by the harness)."""
+    runs = point.get("runs", [])
+    parts = _handler_times(runs)
+    common = {
+        "point_id": str(point.get("id", "?")),
+        "overshoot_us": _mean_of(parts, "block_overshoot_us_mean"),
+        "target_us": _mean_of(parts, "target_block_us_mean"),
+        "late_wakeups": _late_wakeups(parts),
+        "pool_fits": logical_cpus > 0 and int(point["pool"].get("value") or 0) <= logical_cpus,
+    }
+    levels = (point.get("blocking_fidelity") or {}).get("levels")
+    if isinstance(levels, list) and levels:
+        return [FidelityRow(requested=float(level["requested"]), achieved=_number(level.get("achieved_median")),
+                            blocked_only=_number(level.get("blocked_only_median")),
+                            **{**common, "point_id": f"{common['point_id']} @{float(level['requested']):g}"})
+                for level in levels]
+    return [FidelityRow(requested=float(point["blocking"]["ratio"]),
+                        achieved=_median_of(runs, "achieved_blocking_ratio"),
+                        blocked_only=_median_of(runs, "blocked_only_ratio"), **common)]
+
+
+def file_rows(doc: dict[str, Any]) -> list[FidelityRow]:
+    cpus = int(doc["machine"].get("logical_cpus") or 0)
+    return [row for p in doc["points"] for row in point_rows(p, cpus)]
+
+
+@dataclass(frozen=True)
+class Worst:
+    deviation: float   # |ratio - requested|
+    point_id: str      # "-" when no row had the ratio
+
+    def met(self) -> bool:
+        return self.deviation <= TOLERANCE + 1e-12
+
+
+def worst(rows: list[FidelityRow], ratio: str, only_fitting: bool) -> Worst:
+    """The largest |ratio - requested| over the blocking rows (ratio: "achieved" or
+    "blocked_only"; only_fitting: only rows whose pool fits the CPUs)."""
+    pick = [(getattr(r, ratio), r) for r in rows
+            if getattr(r, ratio) is not None and r.requested > 0 and (r.pool_fits or not only_fitting)]
+    if not pick:
+        return Worst(0.0, "-")
+    value, row = max(pick, key=lambda vr: abs(vr[0] - vr[1].requested))
+    return Worst(abs(value - row.requested), row.point_id)

@@ -1,5 +1,6 @@
 #include "core/blocking_profile.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -74,6 +75,14 @@ double BlockingProfile::ratio_at(double t_s) const {
     t_s -= s.seconds;
   }
   return segments.back().ratio;  // a step's last segment, past the others
+}
+
+std::vector<double> BlockingProfile::levels() const {
+  std::vector<double> out;
+  for (const Segment& s : segments) {
+    if (std::find(out.begin(), out.end(), s.ratio) == out.end()) out.push_back(s.ratio);
+  }
+  return out;
 }
 
 double BlockingProfile::mean_over(double duration_s) const {

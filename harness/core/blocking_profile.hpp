@@ -9,9 +9,9 @@
 // holds for the rest of the run (a step). Time 0 is the measured window's start; the warm-up
 // (negative times) uses the first segment.
 //
-// The parser and the two functions of time are pure (no clock), so tests check the ratio in
-// force at given times directly. No flag or run reads a profile: the handlers' ratio is fixed
-// per run.
+// The parser and the functions of time are pure (no clock), so tests check the ratio in force
+// at given times directly. `--blocking-profile` (run, sweep) gives one; the run's timeline
+// sampler hands the pool the ratio in force (engine/timeline_sampler).
 
 #include <optional>
 #include <string>
@@ -31,6 +31,8 @@ struct BlockingProfile {
 
   // The ratio in force at t_s seconds from the measured window's start (t_s < 0: the first).
   double ratio_at(double t_s) const;
+  // The distinct ratios, in the order they first appear: each is judged on its own handlers.
+  std::vector<double> levels() const;
   // The time-weighted mean ratio over [0, duration_s] (duration_s <= 0: the ratio at 0).
   double mean_over(double duration_s) const;
 };

@@ -46,7 +46,10 @@ Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& worklo
                  sizing->min_threads > sizing->max_threads)) {
     throw std::invalid_argument("a self-sizing pool needs one shared port and 1 <= min <= max");
   }
-  for (WorkerStats& s : stats_) s.batches = BatchSizes(dequeue_batch);  // throws outside 1..1024
+  for (WorkerStats& s : stats_) {
+    s.batches = BatchSizes(dequeue_batch);  // throws outside 1..1024
+    s.handler_by_level.assign(handler_.profile_levels.size(), HandlerTimes{});
+  }
 }
 
 Pool::~Pool() {
@@ -287,6 +290,7 @@ struct Pool::WorkerThread {
         control(pool.controller_ ? &pool.slot_control_[slot] : nullptr),
         tracks_stall(pool.controller_ && pool.controller_->stall_limit_ns() != 0) {
     context.index = slot;
+    level = pool.level_of(ratio);
     if (inlines) context.inline_completion = &inline_done;
     // A thread that takes over a slot must not replay its predecessor's random offsets.
     context.rng = 0x9E3779B97F4A7C15ull * (slot + 1 + generation * (pool.size() + 1)) | 1;
@@ -297,6 +301,7 @@ struct Pool::WorkerThread {
   workloads::WorkerContext context;
   const bool blocks;
   double ratio;  // the ratio the sizer follows (a blocking profile changes it)
+  std::size_t level = 0;  // its index in HandlerSpec::profile_levels
   BlockSizer sizer;
   const metrics::ThreadSchedClock sched;  // this thread's CPU time and run-queue wait
   const bool works;
@@ -500,14 +505,17 @@ std::uint64_t Pool::run_handler(WorkerThread& self, std::uint64_t t_remove,
   if (!self.blocks) return metrics::now_ns();
   const std::uint64_t t_block = metrics::now_ns();
   const metrics::SchedSample s_block = self.sched.sample();
-  if (handler_.follows_profile) {
+  if (handler_.follows_profile()) {
     const double now_ratio = ratio_now_.load(std::memory_order_relaxed);
-    if (now_ratio != self.ratio) self.sizer.set_ratio(self.ratio = now_ratio);
+    if (now_ratio != self.ratio) {
+      self.sizer.set_ratio(self.ratio = now_ratio);
+      self.level = level_of(now_ratio);
+    }
   }
   const std::uint64_t target_ns = self.sizer.target_ns();
   if (board_ != nullptr) board_->at(self.index, ProgressBoard::kBlocking);
   // A profile's segment at ratio 0 does not block at all (its handlers count as all CPU).
-  const bool skip = handler_.follows_profile && self.ratio == 0;
+  const bool skip = handler_.follows_profile() && self.ratio == 0;
   const std::uint64_t request_ns =
       skip ? 0 : block(self.stats, self.context, self.buffer, self.sizer, target_ns, self.sched);
   if (board_ != nullptr) board_->at(self.index, ProgressBoard::kInHandler);
@@ -526,19 +534,27 @@ std::uint64_t Pool::run_handler(WorkerThread& self, std::uint64_t t_remove,
                        std::memory_order_relaxed);
   }
   if (measuring) {
-    HandlerTimes& h = self.stats.handler;
-    if (late) {
-      ++h.late_wakeups;
-      h.late_excess_ns += split.block_blocked_ns - request_ns;
-    }
-    ++h.handlers;
-    h.handler_ns += t_done - t_remove;
-    h.cpu_ns += split.cpu_ns;
-    h.blocked_ns += split.blocked_ns;
-    h.runnable_wait_ns += split.runnable_wait_ns;
-    h.target_block_ns += target_ns;
+    HandlerTimes h;
+    h.handlers = 1;
+    h.late_wakeups = late ? 1 : 0;
+    h.late_excess_ns = late ? split.block_blocked_ns - request_ns : 0;
+    h.handler_ns = t_done - t_remove;
+    h.cpu_ns = split.cpu_ns;
+    h.blocked_ns = split.blocked_ns;
+    h.runnable_wait_ns = split.runnable_wait_ns;
+    h.target_block_ns = target_ns;
+    self.stats.handler += h;
+    if (!self.stats.handler_by_level.empty()) self.stats.handler_by_level[self.level] += h;
   }
   return t_done;
+}
+
+std::size_t Pool::level_of(double ratio) const {
+  const std::vector<double>& levels = handler_.profile_levels;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    if (levels[i] == ratio) return i;
+  }
+  return 0;  // a fixed ratio: no levels are kept (every ratio a profile sets is one of its levels)
 }
 
 }  // namespace iocpbench::engine

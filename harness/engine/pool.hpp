@@ -82,9 +82,12 @@ struct HandlerSpec {
   // false: no per-completion clock reads (unless the handler works) and no histograms.
   bool metrics = true;
   std::uint32_t working_set_kib = 0;  // each worker's own buffer, touched on every packet
-  // A blocking profile: each handler blocks at the ratio in force (Pool::set_blocking_ratio),
-  // and blocking_ratio is the profile's mean over the window (what the run is judged against).
-  bool follows_profile = false;
+  // A blocking profile's distinct ratios (empty: the ratio is fixed). Each handler blocks at the
+  // ratio in force (Pool::set_blocking_ratio), and its times are summed per ratio as well
+  // (WorkerStats::handler_by_level), so that each is judged against its own request;
+  // blocking_ratio is the profile's time-weighted mean over the window.
+  std::vector<double> profile_levels;
+  bool follows_profile() const { return !profile_levels.empty(); }
 
   // The nominal block, work_us*b/(1-b): the first target, before the handler's CPU time is
   // known (engine/block_control sizes every block after that).
@@ -102,6 +105,7 @@ struct alignas(64) WorkerStats {
   std::uint64_t bytes = 0;
   std::uint64_t errors = 0;
   HandlerTimes handler;  // the blocking handlers' times (measured window)
+  std::vector<HandlerTimes> handler_by_level;  // the same per HandlerSpec::profile_levels
   std::uint64_t block_reads = 0;
   std::uint64_t block_read_errors = 0;
   std::uint64_t handled_total = 0;  // counted completions, every phase
@@ -154,7 +158,7 @@ class Pool {
   PoolWindowSummary mark_tick(std::uint64_t t_ns);
   // Completions counted so far, every phase, summed over the slots (any thread may call it).
   std::uint64_t handled_total() const;
-  // A blocking profile's ratio in force (HandlerSpec::follows_profile): the handlers read it
+  // A blocking profile's ratio in force (HandlerSpec::profile_levels): the handlers read it
   // before each block. Any thread; before start() it is the warm-up's.
   void set_blocking_ratio(double ratio) { ratio_now_.store(ratio, std::memory_order_relaxed); }
 
@@ -163,6 +167,8 @@ class Pool {
   // What a worker does after a remove.
   enum class Next { handle, again, leave, exit };
   void worker(unsigned index, std::uint64_t generation);
+  // `ratio`'s index in HandlerSpec::profile_levels (0 where it has none: a fixed ratio).
+  std::size_t level_of(double ratio) const;
   // One remove of up to a batch into self.batch (and pump, and the self-sizing rules that
   // follow it).
   Next take_packets(WorkerThread& self);

@@ -16,6 +16,7 @@
 #include "platform/platform.hpp"
 #include "platform/system_cpu.hpp"
 #include "engine/block_control.hpp"
+#include "engine/blocking_judge.hpp"
 #include "engine/blocking_io.hpp"
 #include "engine/cpu_work.hpp"
 #include "engine/dequeue_batch.hpp"
@@ -37,15 +38,33 @@ using Clock = std::chrono::steady_clock;
 
 constexpr unsigned kBlockingFileMib = 256;  // the file workload's default file, shared
 
-// The run's blocking record: the handler's parts, the two ratios and whether the request was
-// honoured (docs/architecture.md, "The blocking ratio").
 std::string fixed(double value, int digits) {
   char text[32];
   std::snprintf(text, sizeof text, "%.*f", digits, value);
   return text;
 }
 
-void record_blocking(RunResult& result, const HandlerSpec& handler, const HandlerTimes& times) {
+// Advice where the cause of a ratio not honoured is known: blocks too short for a sleep here,
+// or blocks that reached their cap. Empty: none.
+std::string blocking_hint(const HandlerSpec& handler, double target_us) {
+  const double sleep_overshoot_us = sleep_overshoot_estimate_ns() / 1e3;
+  if (handler.kind == BlockingKind::sleep && target_us < 4 * sleep_overshoot_us + 20) {
+    return "blocks of " + fixed(target_us, 1) +
+           " us are too short for a sleep to honour here: give more --work-us";
+  }
+  if (target_us >= 0.9 * 10 * handler.block_us()) {
+    return "the blocks reached their cap (10 x the nominal " + fixed(handler.block_us(), 1) +
+           " us): each longer block brought as much CPU of its own (a read's), so this ratio is "
+           "out of reach of " + std::string(to_string(handler.kind)) + " blocks here";
+  }
+  return {};
+}
+
+// The run's blocking record: the handler's parts, the two ratios, a profile's levels and whether
+// the request was honoured (docs/architecture.md, "The blocking ratio"). `by_level`: a profile's
+// handler times per HandlerSpec::profile_levels (empty without one).
+void record_blocking(RunResult& result, const HandlerSpec& handler, const HandlerTimes& times,
+                     const std::vector<HandlerTimes>& by_level) {
   BlockingRecord& record = result.blocking;
   record.requested_ratio = handler.blocking_ratio;
   record.blocks = handler.blocks();
@@ -59,33 +78,26 @@ void record_blocking(RunResult& result, const HandlerSpec& handler, const Handle
   record.method = metrics::ThreadSchedClock::method();
   result.achieved_blocking_ratio = achieved_ratio(times);
   if (record.split_available) result.blocked_only_ratio = blocked_only_ratio(times);
-  const double judged = result.blocked_only_ratio.value_or(result.achieved_blocking_ratio);
+  for (std::size_t i = 0; i < by_level.size(); ++i) {
+    if (by_level[i].handlers == 0) continue;  // a segment the window did not reach
+    record.profile_levels.push_back(read_level(handler.profile_levels[i], by_level[i], record.split_available));
+  }
+  const RatioJudgement judged = judge_ratio(
+      {record.profile_levels.empty()
+           ? std::vector<LevelReading>{read_level(handler.blocking_ratio, times, record.split_available)}
+           : record.profile_levels});
   const double target_us = times.mean_us(times.target_block_ns);
   const double overshoot_us = times.mean_us(times.blocked_ns) - target_us;
   std::string why;
   if (times.handlers == 0) {
     why = "no blocking handler ran in the measured window";
-  } else if (std::abs(judged - handler.blocking_ratio) > kBlockingTolerance) {
-    why = "achieved " + fixed(judged, 3) + " for a requested " + fixed(handler.blocking_ratio, 2);
+  } else if (!judged.within()) {
+    why = judged.off_because;
   } else if (overshoot_us > std::max(0.05 * target_us, 2.0)) {
     why = "blocks overshoot by " + fixed(overshoot_us, 1) + " us on " + fixed(target_us, 1) + " us";
   }
-  // Advice where the cause is known: blocks this short are at the sleep's floor here.
-  const double sleep_overshoot_us = sleep_overshoot_estimate_ns() / 1e3;
-  std::string hint;
-  if (!why.empty() && handler.kind == BlockingKind::sleep && target_us < 4 * sleep_overshoot_us + 20) {
-    hint = "blocks of " + fixed(target_us, 1) +
-           " us are too short for a sleep to honour here: give more --work-us";
-    why += "; " + hint;
-  }
-  if (!why.empty() && target_us >= 0.9 * 10 * handler.block_us()) {
-    hint = "the blocks reached their cap (10 x the nominal " + fixed(handler.block_us(), 1) +
-           " us): each longer block brought as much CPU of its own (a read's), so this ratio is "
-           "out of reach of " + std::string(to_string(handler.kind)) +
-           " blocks here";
-    why += "; " + hint;
-  }
-  record.hint = hint;
+  if (!why.empty()) record.hint = blocking_hint(handler, target_us);
+  if (!record.hint.empty()) why += "; " + record.hint;
   record.not_honoured_because = why;
 }
 
@@ -290,9 +302,10 @@ HandlerSpec prepare_handler(const PointSpec& spec, FileCloser& file) {
   handler.work_us = spec.work_us;
   handler.blocking_ratio = spec.blocking_ratio;
   if (const auto& profile = spec.blocking_profile) {
-    // Judged against the window's time-weighted mean (docs/architecture.md).
+    // Recorded as the window's time-weighted mean; each of its ratios is judged against its
+    // own handlers (engine/blocking_judge).
     handler.blocking_ratio = profile->mean_over(spec.duration_s);
-    handler.follows_profile = true;
+    handler.profile_levels = profile->levels();
   }
   handler.kind = spec.blocking_kind;
   handler.metrics = spec.metrics;
@@ -412,6 +425,7 @@ std::vector<port::ListEvent> window_events(std::vector<port::ListEvent> events, 
 struct WorkerTotals {
   metrics::Histogram latency, queue_delay, service;
   HandlerTimes handler_times;
+  std::vector<HandlerTimes> handler_by_level;  // a blocking profile's, per level
   std::uint64_t worker_errors = 0, block_errors = 0, remove_failures = 0;
   std::vector<std::uint64_t> per_thread;  // completions per worker
 };
@@ -425,6 +439,8 @@ WorkerTotals collect_workers(const std::vector<WorkerStats>& stats, RunResult& r
     result.ops += w.completions;
     result.bytes += w.bytes;
     t.handler_times += w.handler;
+    t.handler_by_level.resize(w.handler_by_level.size());
+    for (std::size_t i = 0; i < w.handler_by_level.size(); ++i) t.handler_by_level[i] += w.handler_by_level[i];
     result.block_reads += w.block_reads;
     t.worker_errors += w.errors;
     t.block_errors += w.block_read_errors;
@@ -461,7 +477,7 @@ void collect_run(const PointSpec& spec, const HandlerSpec& handler, const worklo
     result.thread_shares.push_back(
         result.ops == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(result.ops));
   }
-  record_blocking(result, handler, t.handler_times);
+  record_blocking(result, handler, t.handler_times, t.handler_by_level);
   result.handler_blocks = spec.blocking_kind == BlockingKind::io ? result.block_reads : t.handler_times.handlers;
 
   const std::uint64_t workload_errors = workload.errors();

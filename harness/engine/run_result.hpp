@@ -16,6 +16,7 @@
 #include "core/arrivals.hpp"
 #include "engine/affinity.hpp"
 #include "engine/block_control.hpp"
+#include "engine/blocking_judge.hpp"
 #include "engine/dequeue_batch.hpp"
 #include "engine/machine_load.hpp"
 #include "engine/port_lists.hpp"
@@ -38,6 +39,8 @@ struct BlockingRecord {
   double requested_ratio = 0;
   bool blocks = false;         // false at b = 0: the handler only computes, nothing is split
   HandlerTimes times;          // the window's blocking handlers, summed
+  // A blocking profile's run: each ratio's own reading, judged on its own (empty: fixed ratio).
+  std::vector<LevelReading> profile_levels;
   bool split_available = false;  // the OS splits CPU from runnable wait (metrics/thread_sched)
   std::string method;          // how the parts were measured
   std::string hint;            // advice where the cause is known; empty: none

@@ -15,6 +15,22 @@ nlohmann::json percentiles_json(const metrics::Percentiles& p) {
           {"max", p.max}, {"mean", p.mean}, {"count", p.count}};
 }
 
+namespace {
+
+// handler_time.profile_levels: each ratio of a blocking profile and what its handlers read.
+nlohmann::json profile_levels_json(const std::vector<engine::LevelReading>& levels) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const engine::LevelReading& l : levels) {
+    out.push_back({{"requested_ratio", l.requested_ratio},
+                   {"blocking_handlers", l.handlers},
+                   {"achieved_ratio", l.achieved_ratio},
+                   {"blocked_only_ratio", or_null(l.blocked_only_ratio)}});
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json handler_time_json(const engine::BlockingRecord& r) {
   if (!r.blocks) {
     return {{"requested_ratio", r.requested_ratio},
@@ -44,6 +60,7 @@ nlohmann::json handler_time_json(const engine::BlockingRecord& r) {
       {"honoured", r.honoured()},
       {"not_honoured_because", or_null(r.not_honoured_because)},
   };
+  if (!r.profile_levels.empty()) j["profile_levels"] = profile_levels_json(r.profile_levels);
   if (!r.split_available) {
     j["runnable_wait_us_mean"] = nullptr;
     j["runnable_wait_unavailable"] = r.method;

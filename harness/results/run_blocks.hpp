@@ -14,8 +14,9 @@ namespace iocpbench::results {
 
 // p50, p90, p99, p999, max, mean (microseconds) and count.
 nlohmann::json percentiles_json(const metrics::Percentiles& p);
-// runs[].handler_time: the handler's parts as means per blocking handler, the method, and
-// whether the request was honoured (null hint and reason when it was).
+// runs[].handler_time: the handler's parts as means per blocking handler, the method, a
+// blocking profile's levels (profile_levels: each ratio's handlers, achieved and blocked-only
+// ratios), and whether the request was honoured (null hint and reason when it was).
 nlohmann::json handler_time_json(const engine::BlockingRecord& record);
 // runs[].work_calibration.
 nlohmann::json work_calibration_json(const engine::WorkCalibrationRecord& record);

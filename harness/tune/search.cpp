@@ -5,9 +5,6 @@
 #include <numeric>
 #include <utility>
 
-#include "results/blocking_fidelity.hpp"
-#include "results/json_null.hpp"
-#include "results/keys.hpp"
 #include "stats/statistics.hpp"
 #include "sweep/sweep_runner.hpp"
 
@@ -159,38 +156,42 @@ RuleOfThumb rule_of_thumb(const TuneOutcome& t, const std::string& rule, std::si
   return out;
 }
 
-// The parts of a point's JSON that blocking_fidelity reads, as results::point_result and
-// results/run_record.cpp write them (ExclusionReason.JudgesAsTheResultsFileDoes checks that they agree):
-// the whole point's JSON on every look would cost the simulations minutes.
-nlohmann::json fidelity_point(const engine::PointSpec& spec) {
-  return {{"blocking", {{"ratio", spec.blocking_ratio}}}, {"runs", nlohmann::json::array()}};
+// A run's readings for the blocking judge (engine/blocking_judge): a profiled run's own levels,
+// else one at the point's ratio, as the results file's judge reads them back.
+std::vector<engine::LevelReading> run_levels(const engine::PointSpec& spec, const engine::RunResult& r) {
+  if (!r.blocking.profile_levels.empty()) return r.blocking.profile_levels;
+  engine::LevelReading level;
+  level.requested_ratio = spec.blocking_ratio;
+  level.achieved_ratio = r.achieved_blocking_ratio;
+  level.blocked_only_ratio = r.blocked_only_ratio;
+  level.handlers = r.blocking.times.handlers;
+  return {level};
 }
 
-nlohmann::json fidelity_run(const engine::RunResult& r) {
-  return {{"achieved_blocking_ratio", r.achieved_blocking_ratio},
-          {"blocked_only_ratio", results::or_null(r.blocked_only_ratio)},
-          {results::key::kHandlerTime, {{"hint", results::or_null(r.blocking.hint)}}}};
-}
-
-// exclusion_reason, given `runs` and their fidelity_point.
-std::optional<std::string> judged_exclusion(const nlohmann::json& point, const std::vector<engine::RunResult>& runs) {
+// exclusion_reason, given `runs` and their readings.
+std::optional<std::string> judged_exclusion(const std::vector<std::vector<engine::LevelReading>>& readings,
+                                            const std::vector<engine::RunResult>& runs) {
   if (runs.empty()) return std::nullopt;
   for (const auto& r : runs) {
     if (!r.drained) return std::string("a run did not drain");
   }
-  const nlohmann::json fidelity = results::blocking_fidelity(point);
-  if (!fidelity.value("within_tolerance", true)) {
-    return "blocking ratio not honoured: " + fidelity.value("reason", std::string("no reason given"));
+  const engine::RatioJudgement judged = engine::judge_ratio(readings);
+  if (judged.within()) return std::nullopt;
+  std::string reason = "blocking ratio not honoured: " + judged.off_because;
+  for (const auto& r : runs) {
+    if (r.blocking.hint.empty()) continue;
+    reason += "; " + r.blocking.hint;  // the first run's advice on the cause, where one gave it
+    break;
   }
-  return std::nullopt;
+  return reason;
 }
 
 }  // namespace
 
 std::optional<std::string> exclusion_reason(const engine::PointSpec& spec, const std::vector<engine::RunResult>& runs) {
-  nlohmann::json point = fidelity_point(spec);
-  for (const auto& r : runs) point["runs"].push_back(fidelity_run(r));
-  return judged_exclusion(point, runs);
+  std::vector<std::vector<engine::LevelReading>> readings;
+  for (const auto& r : runs) readings.push_back(run_levels(spec, r));
+  return judged_exclusion(readings, runs);
 }
 
 Session::Session(const Settings& settings, Runner& runner)
@@ -246,15 +247,14 @@ const Session::RunsVerdict& Session::verdict(std::size_t trial) const {
   const Trial& t = trials_[trial];
   if (verdicts_.size() < trials_.size()) verdicts_.resize(trials_.size());
   RunsVerdict& v = verdicts_[trial];
-  const bool first_look = v.fidelity_point.is_null();
-  if (first_look) v.fidelity_point = fidelity_point(t.spec);
-  if (!first_look && v.runs == t.runs.size()) return v;
+  if (v.looked && v.runs == t.runs.size()) return v;
+  v.looked = true;
   for (; v.runs < t.runs.size(); ++v.runs) {
-    v.fidelity_point["runs"].push_back(fidelity_run(t.runs[v.runs]));
+    v.readings.push_back(run_levels(t.spec, t.runs[v.runs]));
     v.switches.push_back(t.runs[v.runs].context_switches_per_kop);
   }
   v.context_switches_per_kop = stats::summarize(v.switches).median;
-  v.excluded = judged_exclusion(v.fidelity_point, t.runs);
+  v.excluded = judged_exclusion(v.readings, t.runs);
   return v;
 }
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/blocking_judge.hpp"
 #include "engine/run_point.hpp"
 #include "sweep/grid.hpp"
 #include "sweep/schedule.hpp"
@@ -71,7 +72,8 @@ enum class Phase { kScreening, kFinal };
 // Why a setting may not be recommended, from its runs; nullopt when it may. The tuner names such
 // a setting under "excluded" and never chooses it (nor takes it as the best). This is the one
 // place that decides: a run that did not drain, or a point whose blocking ratio was not honoured
-// (points[].blocking_fidelity.within_tolerance false: it did not measure the b that was asked).
+// (engine/blocking_judge, the judge behind points[].blocking_fidelity: it did not measure the b
+// that was asked).
 std::optional<std::string> exclusion_reason(const engine::PointSpec& spec, const std::vector<engine::RunResult>& runs);
 
 // The settings tried and their runs.
@@ -104,8 +106,9 @@ class Session {
   // simulations look at every trial after each stage, and judging all of its runs afresh each
   // time would cost them seconds.
   struct RunsVerdict {
+    bool looked = false;
     std::size_t runs = 0;              // judged so far
-    nlohmann::json fidelity_point;     // their parts that blocking_fidelity reads
+    std::vector<std::vector<engine::LevelReading>> readings;  // theirs, for the blocking judge
     std::vector<double> switches;      // their context switches per kop
     double context_switches_per_kop = 0;
     std::optional<std::string> excluded;

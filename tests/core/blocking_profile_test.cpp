@@ -2,6 +2,8 @@
 // force at given times (a square wave that repeats, a step that holds), and the time-weighted
 // mean a point records as its requested ratio. Pure functions, no clock.
 
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "core/blocking_profile.hpp"
@@ -62,6 +64,12 @@ TEST(BlockingProfile, TheMeanIsTimeWeightedOverTheWindow) {
   EXPECT_NEAR(step.mean_over(10), 0.4, 1e-12);
   EXPECT_NEAR(step.mean_over(2), 0.1, 1e-12);
   EXPECT_DOUBLE_EQ(step.mean_over(0), 0.1);
+}
+
+TEST(BlockingProfile, ItsLevelsAreItsDistinctRatiosInOrder) {
+  EXPECT_EQ(parse_ok("0.7:1,0.1:1,0.7:2,0:1").levels(), (std::vector<double>{0.7, 0.1, 0.0}));
+  EXPECT_EQ(parse_ok("0.1:5,0.7").levels(), (std::vector<double>{0.1, 0.7}));
+  EXPECT_EQ(parse_ok("0.3").levels(), (std::vector<double>{0.3}));
 }
 
 }  // namespace

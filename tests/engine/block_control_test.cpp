@@ -10,11 +10,17 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "metrics/clock.hpp"
 #include "metrics/thread_sched.hpp"
+#include "core/blocking_profile.hpp"
 #include "platform/platform.hpp"
 #include "engine/block_control.hpp"
+#include "engine/blocking_judge.hpp"
+#include "results/blocking_fidelity.hpp"
 #include "results/run_blocks.hpp"
 #include "results/write.hpp"
 #include "engine/run_point.hpp"
@@ -170,6 +176,69 @@ TEST(BlockSizer, ATargetThatChasesItsOwnCpuIsCapped) {
   EXPECT_LE(sizer.target_ns(), 3'000'000u);
 }
 
+// The blocking judge (engine/blocking_judge): pure, on readings written here.
+engine::LevelReading reading(double requested, double achieved, std::optional<double> blocked_only) {
+  engine::LevelReading r;
+  r.requested_ratio = requested;
+  r.achieved_ratio = achieved;
+  r.blocked_only_ratio = blocked_only;
+  r.handlers = 100;
+  return r;
+}
+
+TEST(BlockingJudge, JudgesTheBlockedOnlyRatioWhereThereIsOneAndSaysWhy) {
+  EXPECT_TRUE(engine::judge_ratio({{reading(0.5, 0.52, std::nullopt)}}).within());
+  EXPECT_TRUE(engine::judge_ratio({{reading(0.5, 0.7, 0.51)}}).within()) << "runnable wait is not blocking";
+  const engine::RatioJudgement off = engine::judge_ratio({{reading(0.5, 0.6, std::nullopt)}});
+  EXPECT_FALSE(off.within());
+  EXPECT_EQ(off.off_because, "achieved 0.600 for a requested 0.50 (tolerance 0.03)");
+}
+
+TEST(BlockingJudge, APointReadsTheMedianOfItsRuns) {
+  const engine::RatioJudgement j = engine::judge_ratio(
+      {{reading(0.5, 0.49, std::nullopt)}, {reading(0.5, 0.6, std::nullopt)}, {reading(0.5, 0.62, std::nullopt)}});
+  ASSERT_EQ(j.levels.size(), 1u);
+  EXPECT_DOUBLE_EQ(j.levels[0].achieved_ratio, 0.6);
+  EXPECT_EQ(j.off_because, "median 0.600 for a requested 0.50 (tolerance 0.03)");
+  EXPECT_TRUE(engine::judge_ratio({{reading(0.5, 0.49, std::nullopt)}, {reading(0.5, 0.9, std::nullopt)},
+                                   {reading(0.5, 0.51, std::nullopt)}}).within()) << "one wild run";
+}
+
+TEST(BlockingJudge, EachLevelOfAProfileIsJudgedAgainstItsOwnRequest) {
+  const engine::RatioJudgement within = engine::judge_ratio(
+      {{reading(0.1, 0.3, 0.11), reading(0.7, 0.8, 0.69)}, {reading(0.1, 0.3, 0.1), reading(0.7, 0.8, 0.7)}});
+  ASSERT_EQ(within.levels.size(), 2u);
+  EXPECT_DOUBLE_EQ(within.levels[0].requested_ratio, 0.1);
+  EXPECT_DOUBLE_EQ(within.levels[1].requested_ratio, 0.7);
+  EXPECT_TRUE(within.within());
+  const engine::RatioJudgement off = engine::judge_ratio({{reading(0.1, 0.1, 0.11), reading(0.7, 0.6, 0.6)}});
+  EXPECT_EQ(off.off_because, "at the profile's 0.70: achieved 0.600 for a requested 0.70 (tolerance 0.03)");
+}
+
+// A profiled point read back from its JSON: judged per level, not on the whole window's ratio,
+// which weighs the segments by their handlers (here far from the profile's mean, 0.4).
+TEST(BlockingJudge, TheResultsFilesJudgeReadsAProfilesLevels) {
+  auto run = [](double low_blocked_only) {
+    return nlohmann::json{{"achieved_blocking_ratio", 0.62},
+                          {"blocked_only_ratio", 0.6},
+                          {"handler_time",
+                           {{"profile_levels",
+                             {{{"requested_ratio", 0.1}, {"blocking_handlers", 900}, {"achieved_ratio", 0.2},
+                               {"blocked_only_ratio", low_blocked_only}},
+                              {{"requested_ratio", 0.7}, {"blocking_handlers", 300}, {"achieved_ratio", 0.72},
+                               {"blocked_only_ratio", 0.7}}}}}}};
+  };
+  nlohmann::json point = {{"blocking", {{"ratio", 0.4}}}, {"runs", {run(0.1), run(0.11)}}};
+  nlohmann::json fidelity = results::blocking_fidelity(point);
+  EXPECT_TRUE(fidelity.at("within_tolerance").get<bool>()) << fidelity.dump();
+  ASSERT_EQ(fidelity.at("levels").size(), 2u);
+  EXPECT_DOUBLE_EQ(fidelity.at("levels")[0].at("blocked_only_median").get<double>(), 0.105);
+  point["runs"] = {run(0.2), run(0.25)};
+  fidelity = results::blocking_fidelity(point);
+  EXPECT_FALSE(fidelity.at("within_tolerance").get<bool>());
+  EXPECT_EQ(fidelity.at("reason"), "at the profile's 0.10: median 0.225 for a requested 0.10 (tolerance 0.03)");
+}
+
 // A real sleep, split by real samples. Only what the kernel guarantees is asserted (a sleep
 // never ends before its request; the run-queue wait starts only after the timer fires), never
 // how close to the request it ends: on a shared machine a wake-up can be late by milliseconds,
@@ -239,6 +308,35 @@ TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
             std::abs(fidelity.at("blocked_only_median").get<double>() - 0.6) <=
                 fidelity.at("tolerance").get<double>() + 1e-12)
       << fidelity.dump();
+}
+
+// A real profiled run: the pool keeps each ratio's handlers apart, and each reads near its own
+// request (pool 1, so no runnable wait; the band is as wide as the fixed-ratio test's).
+TEST(RunPoint, AProfiledRunReadsEachRatioOnItsOwnHandlers) {
+  if (!metrics::ThreadSchedClock().available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
+  engine::PointSpec spec = one_thread_post(200, 0.4, 0.8);
+  std::string why;
+  spec.blocking_profile = core::parse_blocking_profile("0.2:0.1,0.6:0.1", &why);
+  ASSERT_TRUE(spec.blocking_profile.has_value()) << why;
+  const engine::RunResult r = engine::run_point(spec, nullptr);
+  const std::vector<engine::LevelReading>& levels = r.blocking.profile_levels;
+  ASSERT_EQ(levels.size(), 2u);
+  std::uint64_t handlers = 0;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_DOUBLE_EQ(levels[i].requested_ratio, i == 0 ? 0.2 : 0.6);
+    EXPECT_GT(levels[i].handlers, 0u);
+    ASSERT_TRUE(levels[i].blocked_only_ratio.has_value());
+    EXPECT_NEAR(*levels[i].blocked_only_ratio, levels[i].requested_ratio, 0.1);
+    handlers += levels[i].handlers;
+  }
+  EXPECT_EQ(handlers, r.blocking.times.handlers) << "every measured handler is in one level";
+  const nlohmann::json h = results::handler_time_json(r.blocking);
+  ASSERT_EQ(h.at("profile_levels").size(), 2u);
+  const nlohmann::json point = results::to_json(results::point_result(spec, {r}));
+  EXPECT_EQ(point.at("blocking_fidelity").at("levels").size(), 2u) << point.at("blocking_fidelity").dump();
+  EXPECT_EQ(point.at("blocking_fidelity").at("within_tolerance").get<bool>(), engine::judge_ratio({levels}).within())
+      << "the results file's judge, reading the levels back, agrees with the run's";
 }
 
 // A block far below what a sleep can honour is said, never silent: the run flags it.

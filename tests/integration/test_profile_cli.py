@@ -1,5 +1,6 @@
 """--blocking-profile and --timeline-ms through the real binary: a run whose blocking ratio
-changes in the window records the profile, judges against its mean, and cuts its window into a
+changes in the window records the profile and its mean, judges each of its ratios on its own
+handlers, and cuts its window into a
 timeline whose windows carry the ratio in force; controlled pools get a timeline too, fixed pools
 without a profile do not."""
 from __future__ import annotations
@@ -50,6 +51,12 @@ def test_a_square_wave_profile_is_recorded_and_its_timeline_takes_both_ratios(bi
         assert w["blocking_ratio"] == (0.1 if phase < 0.5 else 0.6)
         assert w["ops_per_s"] > 0
         assert w["mean_threads"] == point["pool"]["value"]  # a fixed pool's size
+    # Each ratio judged on its own handlers, in the run and in the point's verdict.
+    levels = point["runs"][0]["handler_time"]["profile_levels"]
+    assert [lv["requested_ratio"] for lv in levels] == [0.1, 0.6]
+    assert all(lv["blocking_handlers"] > 0 for lv in levels)
+    assert sum(lv["blocking_handlers"] for lv in levels) == point["runs"][0]["handler_time"]["blocking_handlers"]
+    assert [lv["requested"] for lv in point["blocking_fidelity"]["levels"]] == [0.1, 0.6]
 
 
 def test_a_step_profile_holds_its_last_ratio(binary, tmp_path):
