@@ -124,9 +124,8 @@ void Pool::grow_to(unsigned target, std::uint64_t now_ns) {
   }
 }
 
-bool Pool::over_target(unsigned slot) const {
-  return current_.load(std::memory_order_relaxed) > target_.load(std::memory_order_relaxed) &&
-         !workload_.worker_has_io_pending(slot);
+bool Pool::over_target() const {
+  return current_.load(std::memory_order_relaxed) > target_.load(std::memory_order_relaxed);
 }
 
 void Pool::stop() {
@@ -148,6 +147,7 @@ void Pool::stop() {
     stopping_ = true;
     in_pool = current_.load(std::memory_order_relaxed);
   }
+  park_cv_.notify_all();  // the threads still parked end without a stop packet
   for (unsigned i = 0; i < in_pool; ++i) {
     port::Packet stop;
     stop.key = kStopKey;
@@ -182,6 +182,15 @@ std::uint64_t Pool::handled_total() const {
 
 bool Pool::spawn_locked() {
   if (stopping_ || current_.load(std::memory_order_relaxed) >= size()) return false;
+  if (parked_ > unparked_) {
+    // A parked thread comes back before a new one starts (its slot is still its own), counted
+    // now as a new thread is.
+    ++unparked_;
+    current_.fetch_add(1, std::memory_order_relaxed);
+    busy_.fetch_add(1, std::memory_order_relaxed);
+    park_cv_.notify_one();
+    return true;
+  }
   unsigned slot = 0;
   while (occupied_[slot]) ++slot;  // a free slot exists: fewer threads than slots
   // Its last thread has left the loop (it gave the slot up under this mutex) and only has
@@ -227,12 +236,16 @@ void Pool::maybe_grow(std::uint64_t now_ns) {
   }
 }
 
-bool Pool::try_leave(unsigned slot, std::uint64_t now_ns) {
+bool Pool::try_leave(unsigned slot, std::uint64_t now_ns, bool park) {
   std::lock_guard lock(sizing_mutex_);
   const unsigned current = current_.load(std::memory_order_relaxed);
   if (stopping_ || current <= sizing_->min_threads) return false;
   if (controller_ && current <= target_.load(std::memory_order_relaxed)) return false;
-  occupied_[slot] = false;
+  if (park) {
+    ++parked_;
+  } else {
+    occupied_[slot] = false;
+  }
   current_.fetch_sub(1, std::memory_order_relaxed);
   busy_.fetch_sub(1, std::memory_order_relaxed);
   ++timeline_.shrinks;
@@ -355,8 +368,9 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
       ++self.stats.stop_packets;
       break;  // never remove again: each thread takes exactly one stop packet
     }
-    if (self.sizes && leaves_after(self, t_done)) {
-      left = true;
+    const Next after = self.sizes ? after_batch(self, t_done) : Next::handle;
+    if (after == Next::leave || after == Next::exit) {
+      left = after == Next::leave;  // a parked thread that the stop ended did not leave mid-run
       break;
     }
   }
@@ -366,13 +380,32 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
   if (left) roles_.retire();
 }
 
-bool Pool::leaves_after(WorkerThread& self, std::uint64_t t_done) {
-  if (self.control != nullptr) {
-    return over_target(self.index) && try_leave(self.index, t_done != 0 ? t_done : metrics::now_ns());
-  }
+Pool::Next Pool::step_down(WorkerThread& self, std::uint64_t now_ns) {
+  if (!over_target()) return Next::handle;  // the clock is read only past this (the hot path)
+  const bool park = workload_.worker_has_io_pending(self.index);
+  if (!try_leave(self.index, now_ns != 0 ? now_ns : metrics::now_ns(), park)) return Next::handle;
+  if (!park) return Next::leave;
+  return wait_parked(self.index) ? Next::again : Next::exit;
+}
+
+bool Pool::wait_parked(unsigned slot) {
+  if (board_ != nullptr) board_->at(slot, ProgressBoard::kParked);
+  std::unique_lock lock(sizing_mutex_);
+  park_cv_.wait(lock, [this] { return unparked_ > 0 || stopping_; });
+  --parked_;
+  // Counted back in (spawn_locked) comes first: stop() counted it, so it takes a stop packet.
+  const bool back = unparked_ > 0;
+  if (back) --unparked_;
+  if (back && board_ != nullptr) board_->at(slot, ProgressBoard::kInPort);
+  return back;
+}
+
+Pool::Next Pool::after_batch(WorkerThread& self, std::uint64_t t_done) {
+  if (self.control != nullptr) return step_down(self, t_done);
   const std::uint64_t now = t_done != 0 ? t_done : metrics::now_ns();
-  return cpu_.percent(now) > sizing_->shrink_above_cpu_pct &&
-         !workload_.worker_has_io_pending(self.index) && try_leave(self.index, now);
+  const bool leaves = cpu_.percent(now) > sizing_->shrink_above_cpu_pct &&
+                      !workload_.worker_has_io_pending(self.index) && try_leave(self.index, now);
+  return leaves ? Next::leave : Next::handle;
 }
 
 port::RemoveStatus Pool::remove_counted(WorkerThread& self, port::Timeout timeout) {
@@ -390,8 +423,8 @@ Pool::Next Pool::take_packets(WorkerThread& self) {
     // A controlled pool: the control thread grows it; a thread over the target leaves.
     busy_.fetch_add(1, std::memory_order_relaxed);
     if (status == port::RemoveStatus::timeout) {
-      if (over_target(self.index) && try_leave(self.index, metrics::now_ns())) return Next::leave;
-      return Next::again;
+      const Next next = step_down(self, 0);
+      return next == Next::handle ? Next::again : next;
     }
   } else if (self.sizes) {
     // Richter's thread function, step by step: busy again; if every thread is busy, add one

@@ -34,8 +34,12 @@
 // thread samples the pool every controller interval (completions, handler CPU and blocked time,
 // busy threads, stalled workers, the port's depth), asks the controller for a target, and grows
 // to it at once; a thread over the target leaves after its batch, or when its bounded wait in
-// the port (the sizing's idle timeout) times out. The control thread ends before stop() counts
-// the threads, so the stop rule above holds unchanged.
+// the port (the sizing's idle timeout) times out. A thread whose exit could cancel I/O it has
+// in flight (Workload::worker_has_io_pending: Linux's port path, where workers submit their own)
+// parks instead: it leaves the count as a leaving thread does, but sleeps, keeping its slot,
+// until the pool grows again (a parked thread is counted back in before a new one starts) or
+// stops. The control thread ends before stop() counts the threads, so the stop rule above holds
+// unchanged: a thread counted back in takes a stop packet, one still parked at stop does not.
 
 #include <atomic>
 #include <condition_variable>
@@ -174,8 +178,9 @@ class Pool {
   Next take_packets(WorkerThread& self);
   // One remove, counted in the window's batch sizes.
   port::RemoveStatus remove_counted(WorkerThread& self, port::Timeout timeout);
-  // A self-sizing pool's thread, between batches: leaves when CPU use is high (Richter).
-  bool leaves_after(WorkerThread& self, std::uint64_t t_done);
+  // A self-sizing pool's thread, between batches: leaves when CPU use is high (Richter), or
+  // steps down over a controller's target (step_down). Next::handle: it carries on.
+  Next after_batch(WorkerThread& self, std::uint64_t t_done);
   // The workload's part, the handler and the measurements; returns the handler's end (0 when
   // nothing read the clock). `queued`: taken from the port (false: an inline completion).
   std::uint64_t handle_packet(WorkerThread& self, const port::Packet& packet,
@@ -193,14 +198,21 @@ class Pool {
   bool spawn_locked();
   // Richter's rules; each takes sizing_mutex_ and changes the size at most by one.
   void maybe_grow(std::uint64_t now_ns);
-  bool try_leave(unsigned slot, std::uint64_t now_ns);
+  // `park`: the thread keeps its slot and sleeps in wait_parked() instead of ending.
+  bool try_leave(unsigned slot, std::uint64_t now_ns, bool park = false);
+  // A parked thread's sleep: true when counted back in (it carries on), false at stop.
+  bool wait_parked(unsigned slot);
+  // A controlled pool's thread over the target: it leaves (Next::leave), parks and comes back
+  // (Next::again), parks until the stop (Next::exit), or stays (Next::handle: not over the
+  // target, or the pool is at its minimum). `now_ns` 0: read the clock if it is needed.
+  Next step_down(WorkerThread& self, std::uint64_t now_ns);
   void record_size_locked(std::uint64_t now_ns);
   // The control thread: sample, ask, grow; until stop().
   void control_loop();
   ControlSample control_sample() const;
   void grow_to(unsigned target, std::uint64_t now_ns);
-  // A controlled pool's thread with more threads than the target, and no I/O of its own pending.
-  bool over_target(unsigned slot) const;
+  // A controlled pool with more threads than the target.
+  bool over_target() const;
 
   std::vector<port::CompletionPort*> ports_;
   workloads::Workload& workload_;
@@ -222,6 +234,9 @@ class Pool {
   std::vector<std::thread> threads_;
   std::vector<bool> occupied_;
   bool stopping_ = false;
+  unsigned parked_ = 0;    // threads asleep in wait_parked(), their slots kept
+  unsigned unparked_ = 0;  // of those, counted back in and not yet awake
+  std::condition_variable park_cv_;
   PoolTimeline timeline_;
   SizeTracker size_;
   SizeTracker tick_size_;  // the timeline's windows

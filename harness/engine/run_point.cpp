@@ -153,6 +153,7 @@ std::string stall_report(const ProgressBoard& board,
                      std::to_string(c.in_handler) + " in the handler, " +
                      std::to_string(c.blocking) + " blocking";
   if (c.exited > 0) text += ", " + std::to_string(c.exited) + " exited";
+  if (c.parked > 0) text += ", " + std::to_string(c.parked) + " parked over the controller's target";
   text += "; port: " + (depth ? std::to_string(*depth) + " packets queued" : "depth unknown");
   const std::string work = workload.stall_report();
   text += "; " + std::string(workload.name()) + " workload: " + (work.empty() ? "-" : work);

@@ -34,6 +34,9 @@ ProgressBoard::Census ProgressBoard::census() const {
       case kBlocking:
         ++c.blocking;
         break;
+      case kParked:
+        ++c.parked;
+        break;
       default:
         ++c.exited;
         break;

@@ -28,12 +28,13 @@ namespace iocpbench::engine {
 // (relaxed stores on its own cache line); the watchdog reads them all.
 class ProgressBoard {
  public:
-  enum Where : std::uint8_t { kInPort, kInHandler, kBlocking, kExited };
+  enum Where : std::uint8_t { kInPort, kInHandler, kBlocking, kExited, kParked };
   struct Census {
     unsigned in_port = 0;     // waiting in remove()
     unsigned in_handler = 0;  // the workload's code or the handler's CPU work
     unsigned blocking = 0;    // inside the handler's blocking region (sleep or reads)
     unsigned exited = 0;
+    unsigned parked = 0;  // a controlled pool's threads over its target, asleep (engine/pool.hpp)
   };
 
   explicit ProgressBoard(unsigned threads)

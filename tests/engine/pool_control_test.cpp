@@ -307,6 +307,56 @@ TEST(ControlledPool, StartsChangesSizeAndStopsWithOneStopPacketPerThread) {
   EXPECT_EQ(t.events.back().threads, 6u);
 }
 
+// Workers whose exit could cancel their I/O (Linux's port path) park over the target instead of
+// leaving: they stay enrolled (no retire), come back before a new thread starts, and those still
+// parked at stop end without a stop packet while every counted thread takes exactly one.
+TEST(ControlledPool, ThreadsWithIoPendingParkAndComeBackBeforeNewOnesStart) {
+  auto port = port::make_port(port::Backend::emulated, {.concurrency = 2});
+  CountingWorkload workload{true, true};
+  metrics::RoleRegistry roles;
+  std::atomic<int> phase{workloads::kMeasuring};
+  engine::HandlerSpec handler;
+  handler.work_us = 20;
+  std::atomic<unsigned> want{1}, samples{0};
+  engine::Pool pool({port.get()}, workload, handler, 0, roles, phase,
+                    engine::controlled_sizing(1, 6));
+  pool.set_controller(std::make_unique<ScriptedController>(want, samples));
+  pool.start();
+  want = 5;
+  ASSERT_TRUE(wait_for([&] { return pool.threads() == 5; })) << "stuck at " << pool.threads();
+  ASSERT_TRUE(wait_for([&] { return roles.size() == 5; }));
+  want = 2;
+  ASSERT_TRUE(wait_for([&] { return pool.threads() == 2; })) << "stuck at " << pool.threads();
+  EXPECT_EQ(roles.size(), 5u) << "the three over the target parked: none ended";
+  want = 4;
+  ASSERT_TRUE(wait_for([&] { return pool.threads() == 4; })) << "stuck at " << pool.threads();
+  EXPECT_EQ(roles.size(), 5u) << "two parked threads came back, no new one started";
+  want = 6;
+  ASSERT_TRUE(wait_for([&] { return pool.threads() == 6; })) << "stuck at " << pool.threads();
+  ASSERT_TRUE(wait_for([&] { return roles.size() == 6; })) << "the last parked one, then one new";
+  for (int i = 0; i < 100; ++i) {
+    port::Packet p;
+    p.key = 1;
+    ASSERT_TRUE(port->post(p));
+  }
+  ASSERT_TRUE(wait_for([&] { return workload.handled.load() == 100; }));
+  want = 3;
+  ASSERT_TRUE(wait_for([&] { return pool.threads() == 3; })) << "stuck at " << pool.threads();
+  pool.stop();  // joins every thread: the parked ones too
+  std::uint64_t stops = 0, failures = 0;
+  for (const auto& s : pool.stats()) {
+    stops += s.stop_packets;
+    failures += s.remove_failures;
+    EXPECT_LE(s.stop_packets, 1u);
+  }
+  EXPECT_EQ(stops, 3u) << "the counted threads took one stop packet each; the parked took none";
+  EXPECT_EQ(failures, 0u);
+  EXPECT_EQ(port->depth().value_or(99), 0u) << "no stop packet left behind";
+  const engine::PoolTimeline t = pool.timeline();
+  EXPECT_EQ(t.grows, 8u) << "1 -> 5, 2 -> 4, 4 -> 6";
+  EXPECT_EQ(t.shrinks, 6u) << "5 -> 2, 6 -> 3";
+}
+
 TEST(ControlledPool, ThroughRunPointTheResultsNameTheController) {
   for (const char* text : {"hill:1:2N", "formula:1:2N:50", "stall:5:2N"}) {
     engine::PointSpec spec;

@@ -1,6 +1,7 @@
 #pragma once
 // A workload for pool tests: packets the test posts itself; it only counts what the pool hands
-// it (`counted`: whether each counts as a completion in the run's totals).
+// it (`counted`: whether each counts as a completion in the run's totals; `io_pending`: whether
+// its workers say they have I/O of their own in flight, as Linux's port path does).
 
 #include <atomic>
 #include <chrono>
@@ -15,7 +16,8 @@ namespace iocpbench::test_support {
 
 class CountingWorkload final : public workloads::Workload {
  public:
-  explicit CountingWorkload(bool counted = false) : counted_(counted) {}
+  explicit CountingWorkload(bool counted = false, bool io_pending = false)
+      : counted_(counted), io_pending_(io_pending) {}
   std::string_view name() const override { return "counting"; }
   void open(const workloads::RunEnv&) override {}
   void start() override {}
@@ -30,10 +32,12 @@ class CountingWorkload final : public workloads::Workload {
   bool drain(std::chrono::steady_clock::time_point) override { return true; }
   void close() override {}
   nlohmann::json stats(double) const override { return nlohmann::json::object(); }
+  bool worker_has_io_pending(unsigned) const override { return io_pending_; }
   std::atomic<std::uint64_t> handled{0};
 
  private:
   bool counted_;
+  bool io_pending_;
 };
 
 }  // namespace iocpbench::test_support
