@@ -349,37 +349,10 @@ def summarize_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def blocking_fidelity(point: dict[str, Any], tolerance: float) -> dict[str, Any]:
     """A point's blocking_fidelity over all its runs, as the harness computes it
-    (harness/results/blocking_fidelity.cpp), at the tolerance the harness wrote."""
-    from . import stats
+    (harness/engine/blocking_judge.cpp), at the tolerance the harness wrote."""
+    from .fidelity import judge_point
 
-    requested = float(point.get("blocking", {}).get("ratio", 0.0))
-    runs = point.get("runs") or []
-
-    def median_of(key: str) -> float | None:
-        return stats.median(stats.clean([r.get(key) for r in runs]))
-
-    achieved, blocked_only = median_of("achieved_blocking_ratio"), median_of("blocked_only_ratio")
-    judged = blocked_only if blocked_only is not None else achieved
-    out: dict[str, Any] = {"tolerance": tolerance, "requested": requested, "achieved_median": achieved,
-                           "blocked_only_median": blocked_only,
-                           "judged_on": "blocked_only_ratio" if blocked_only is not None else "achieved_blocking_ratio"}
-    if judged is None:
-        out["within_tolerance"] = requested == 0
-        out["reason"] = None if requested == 0 else "no runs"
-        return out
-    within = abs(judged - requested) <= tolerance + 1e-12
-    out["within_tolerance"] = within
-    if within:
-        out["reason"] = None
-        return out
-    reason = f"median {judged:.3f} for a requested {requested:.2f} (tolerance {tolerance:.2f})"
-    for r in runs:
-        hint = r.get("handler_time", {}).get("hint") if isinstance(r.get("handler_time"), dict) else None
-        if isinstance(hint, str):
-            reason += f"; {hint}"
-            break
-    out["reason"] = reason
-    return out
+    return judge_point(point, tolerance)
 
 
 def _point_key(point: dict[str, Any]) -> str:

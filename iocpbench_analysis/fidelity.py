@@ -117,3 +117,85 @@ def worst(rows: list[FidelityRow], ratio: str, only_fitting: bool) -> Worst:
         return Worst(0.0, "-")
     value, row = max(pick, key=lambda vr: abs(vr[0] - vr[1].requested))
     return Worst(abs(value - row.requested), row.point_id)
+
+
+# ---------------------------------------------------------------- the harness's judge, in Python
+# A point's blocking_fidelity recomputed from its runs exactly as the harness writes it
+# (harness/engine/blocking_judge.cpp and results/blocking_fidelity.cpp), for files whose runs
+# were merged from several sweeps (iocpbench-ab). tests/python/test_ab.py checks it against
+# files the harness wrote, a profiled one among them.
+
+_SAME_LEVEL = 1e-9
+
+Level = tuple[float, float, float | None]  # requested, achieved, blocked-only (None: not split)
+
+
+def _run_levels(run: dict[str, Any], requested: float) -> list[Level]:
+    ht = run.get("handler_time") if isinstance(run.get("handler_time"), dict) else None
+    if ht is not None and isinstance(ht.get("profile_levels"), list):
+        out: list[Level] = []
+        for lv in ht["profile_levels"]:
+            level, achieved = _number(lv.get("requested_ratio")), _number(lv.get("achieved_ratio"))
+            if level is not None and achieved is not None:
+                out.append((level, achieved, _number(lv.get("blocked_only_ratio"))))
+        return out
+    if requested > 0 and ht is not None and _number(ht.get("blocking_handlers")) == 0:
+        return []
+    achieved = _number(run.get("achieved_blocking_ratio"))
+    if achieved is None:
+        return []
+    return [(requested, achieved, _number(run.get("blocked_only_ratio")))]
+
+
+def _judge(readings: list[list[Level]], tolerance: float) -> tuple[list[dict[str, Any]], str | None]:
+    """Each level's medians over the runs, and why any is off its request (None: all within)."""
+    order: list[float] = []
+    for run in readings:
+        for level, _, _ in run:
+            if not any(abs(level - seen) < _SAME_LEVEL for seen in order):
+                order.append(level)
+    levels, off = [], []
+    what = "achieved" if len(readings) == 1 else "median"
+    for level in order:
+        mine = [lv for run in readings for lv in run if abs(lv[0] - level) < _SAME_LEVEL]
+        achieved = statistics.median(lv[1] for lv in mine)
+        blocked = [lv[2] for lv in mine if lv[2] is not None]
+        blocked_only = statistics.median(blocked) if blocked else None
+        levels.append({"requested": level, "achieved_median": achieved, "blocked_only_median": blocked_only})
+        judged = blocked_only if blocked_only is not None else achieved
+        if abs(judged - level) > tolerance + 1e-12:
+            prefix = f"at the profile's {level:.2f}: " if len(order) > 1 else ""
+            off.append(f"{prefix}{what} {judged:.3f} for a requested {level:.2f} (tolerance {tolerance:.2f})")
+    return levels, "; ".join(off) if off else None
+
+
+def _has_levels(run: dict[str, Any]) -> bool:
+    return isinstance(run.get("handler_time"), dict) and "profile_levels" in run["handler_time"]
+
+
+def judge_point(point: dict[str, Any], tolerance: float) -> dict[str, Any]:
+    """The point's blocking_fidelity block, as the harness writes it."""
+    requested = float(point.get("blocking", {}).get("ratio", 0.0))
+    runs = [r for r in point.get("runs") or [] if isinstance(r, dict)]
+    blocked_only = _median_of(runs, "blocked_only_ratio")
+    out: dict[str, Any] = {"tolerance": tolerance, "requested": requested,
+                           "achieved_median": _median_of(runs, "achieved_blocking_ratio"),
+                           "blocked_only_median": blocked_only,
+                           "judged_on": "blocked_only_ratio" if blocked_only is not None else "achieved_blocking_ratio"}
+    profiled = any(_has_levels(r) for r in runs)
+    readings = [lv for lv in (_run_levels(r, requested) for r in runs if _has_levels(r) or not profiled) if lv]
+    if not readings:
+        out["within_tolerance"] = requested == 0
+        out["reason"] = (None if requested == 0 else "no runs" if not runs
+                         else "no blocking handler ran in any run")
+        return out
+    levels, off = _judge(readings, tolerance)
+    if profiled:
+        out["levels"] = levels
+    out["within_tolerance"] = off is None
+    if off is not None:
+        hints = [r["handler_time"]["hint"] for r in runs
+                 if isinstance(r.get("handler_time"), dict) and isinstance(r["handler_time"].get("hint"), str)]
+        off += f"; {hints[0]}" if hints else ""
+    out["reason"] = off
+    return out

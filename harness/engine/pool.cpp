@@ -48,7 +48,7 @@ Pool::Pool(std::vector<port::CompletionPort*> ports, workloads::Workload& worklo
   }
   for (WorkerStats& s : stats_) {
     s.batches = BatchSizes(dequeue_batch);  // throws outside 1..1024
-    s.handler_by_level.assign(handler_.profile_levels.size(), HandlerTimes{});
+    s.handler_by_level.assign(handler_.profile_levels.size(), WorkerStats::LevelTimes{});
   }
 }
 
@@ -577,7 +577,7 @@ std::uint64_t Pool::run_handler(WorkerThread& self, std::uint64_t t_remove,
     h.runnable_wait_ns = split.runnable_wait_ns;
     h.target_block_ns = target_ns;
     self.stats.handler += h;
-    if (!self.stats.handler_by_level.empty()) self.stats.handler_by_level[self.level] += h;
+    if (!self.stats.handler_by_level.empty()) self.stats.handler_by_level[self.level].times += h;
   }
   return t_done;
 }

@@ -109,7 +109,12 @@ struct alignas(64) WorkerStats {
   std::uint64_t bytes = 0;
   std::uint64_t errors = 0;
   HandlerTimes handler;  // the blocking handlers' times (measured window)
-  std::vector<HandlerTimes> handler_by_level;  // the same per HandlerSpec::profile_levels
+  // The same per HandlerSpec::profile_levels, a cache line each: written on every handler, and
+  // the workers' vectors lie side by side on the heap.
+  struct alignas(64) LevelTimes {
+    HandlerTimes times;
+  };
+  std::vector<LevelTimes> handler_by_level;
   std::uint64_t block_reads = 0;
   std::uint64_t block_read_errors = 0;
   std::uint64_t handled_total = 0;  // counted completions, every phase

@@ -441,7 +441,7 @@ WorkerTotals collect_workers(const std::vector<WorkerStats>& stats, RunResult& r
     result.bytes += w.bytes;
     t.handler_times += w.handler;
     t.handler_by_level.resize(w.handler_by_level.size());
-    for (std::size_t i = 0; i < w.handler_by_level.size(); ++i) t.handler_by_level[i] += w.handler_by_level[i];
+    for (std::size_t i = 0; i < w.handler_by_level.size(); ++i) t.handler_by_level[i] += w.handler_by_level[i].times;
     result.block_reads += w.block_reads;
     t.worker_errors += w.errors;
     t.block_errors += w.block_read_errors;

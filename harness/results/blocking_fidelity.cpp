@@ -33,32 +33,44 @@ const nlohmann::json* handler_time(const nlohmann::json& run) {
   return h != run.end() && h->is_object() ? &*h : nullptr;
 }
 
-// A run's readings: a profiled run's own levels (handler_time.profile_levels), else one level
-// at the point's ratio from the run's two ratios; none for a run without them.
+// A run's readings: a profiled run's own levels (handler_time.profile_levels; a level without
+// its two numbers is skipped), else one level at the point's ratio from the run's two ratios;
+// none for a run without them, or whose handler_time says no blocking handler ran.
 std::vector<engine::LevelReading> run_levels(const nlohmann::json& run, double requested) {
   std::vector<engine::LevelReading> levels;
   const nlohmann::json* h = handler_time(run);
   const auto profiled = h != nullptr ? h->find("profile_levels") : run.end();
   if (h != nullptr && profiled != h->end() && profiled->is_array()) {
     for (const auto& l : *profiled) {
+      const auto level = number_at(l, "requested_ratio");
+      const auto achieved = number_at(l, "achieved_ratio");
+      if (!level || !achieved) continue;
       engine::LevelReading r;
-      r.requested_ratio = number_at(l, "requested_ratio").value_or(0);
-      r.achieved_ratio = number_at(l, "achieved_ratio").value_or(0);
+      r.requested_ratio = *level;
+      r.achieved_ratio = *achieved;
       r.blocked_only_ratio = number_at(l, "blocked_only_ratio");
       r.handlers = static_cast<std::uint64_t>(number_at(l, "blocking_handlers").value_or(0));
       levels.push_back(r);
     }
     return levels;
   }
+  // -1: not recorded (files from before the field).
+  const double handlers = h != nullptr ? number_at(*h, "blocking_handlers").value_or(-1) : -1;
+  if (requested > 0 && handlers == 0) return levels;
   const auto achieved = number_at(run, "achieved_blocking_ratio");
   if (!achieved) return levels;
   engine::LevelReading r;
   r.requested_ratio = requested;
   r.achieved_ratio = *achieved;
   r.blocked_only_ratio = number_at(run, "blocked_only_ratio");
-  if (h != nullptr) r.handlers = static_cast<std::uint64_t>(number_at(*h, "blocking_handlers").value_or(0));
+  r.handlers = handlers > 0 ? static_cast<std::uint64_t>(handlers) : 0;
   levels.push_back(r);
   return levels;
+}
+
+bool has_profile_levels(const nlohmann::json& run) {
+  const nlohmann::json* h = handler_time(run);
+  return h != nullptr && h->contains("profile_levels");
 }
 
 // A run's advice on the cause (blocks at the sleep's floor), where one gave it.
@@ -93,16 +105,21 @@ nlohmann::json blocking_fidelity(const nlohmann::json& point) {
                       {"achieved_median", or_null(median_of(runs, "achieved_blocking_ratio"))},
                       {"blocked_only_median", or_null(blocked_only)},
                       {"judged_on", blocked_only ? "blocked_only_ratio" : "achieved_blocking_ratio"}};
-  std::vector<std::vector<engine::LevelReading>> readings;
+  // A profiled point resumed across builds: only the runs that kept their levels are judged
+  // (an older run's window-wide ratio against the profile's mean is no level's reading).
   bool profiled = false;
+  for (const auto& run : runs) profiled = profiled || has_profile_levels(run);
+  std::vector<std::vector<engine::LevelReading>> readings;
   for (const auto& run : runs) {
-    const nlohmann::json* h = handler_time(run);
-    profiled = profiled || (h != nullptr && h->contains("profile_levels"));
+    if (profiled && !has_profile_levels(run)) continue;
     if (auto levels = run_levels(run, requested); !levels.empty()) readings.push_back(std::move(levels));
   }
   if (readings.empty()) {
-    j["within_tolerance"] = requested == 0;  // no run yet: only b = 0 is known to hold
-    j["reason"] = requested == 0 ? nlohmann::json() : nlohmann::json("no runs");
+    // No run yet (only b = 0 is known to hold), or none whose handlers blocked.
+    j["within_tolerance"] = requested == 0;
+    j["reason"] = requested == 0 ? nlohmann::json()
+                  : runs.empty() ? nlohmann::json("no runs")
+                                 : nlohmann::json("no blocking handler ran in any run");
     return j;
   }
   const engine::RatioJudgement judged = engine::judge_ratio(readings);

@@ -160,6 +160,7 @@ RuleOfThumb rule_of_thumb(const TuneOutcome& t, const std::string& rule, std::si
 // else one at the point's ratio, as the results file's judge reads them back.
 std::vector<engine::LevelReading> run_levels(const engine::PointSpec& spec, const engine::RunResult& r) {
   if (!r.blocking.profile_levels.empty()) return r.blocking.profile_levels;
+  if (r.blocking.blocks && r.blocking.times.handlers == 0) return {};  // no handler blocked
   engine::LevelReading level;
   level.requested_ratio = spec.blocking_ratio;
   level.achieved_ratio = r.achieved_blocking_ratio;
@@ -169,13 +170,19 @@ std::vector<engine::LevelReading> run_levels(const engine::PointSpec& spec, cons
 }
 
 // exclusion_reason, given `runs` and their readings.
-std::optional<std::string> judged_exclusion(const std::vector<std::vector<engine::LevelReading>>& readings,
+std::optional<std::string> judged_exclusion(double requested_ratio,
+                                            const std::vector<std::vector<engine::LevelReading>>& readings,
                                             const std::vector<engine::RunResult>& runs) {
   if (runs.empty()) return std::nullopt;
   for (const auto& r : runs) {
     if (!r.drained) return std::string("a run did not drain");
   }
-  const engine::RatioJudgement judged = engine::judge_ratio(readings);
+  std::vector<std::vector<engine::LevelReading>> read;
+  for (const auto& levels : readings) {
+    if (!levels.empty()) read.push_back(levels);
+  }
+  if (read.empty() && requested_ratio > 0) return std::string("blocking ratio not honoured: no blocking handler ran");
+  const engine::RatioJudgement judged = engine::judge_ratio(read);
   if (judged.within()) return std::nullopt;
   std::string reason = "blocking ratio not honoured: " + judged.off_because;
   for (const auto& r : runs) {
@@ -191,7 +198,7 @@ std::optional<std::string> judged_exclusion(const std::vector<std::vector<engine
 std::optional<std::string> exclusion_reason(const engine::PointSpec& spec, const std::vector<engine::RunResult>& runs) {
   std::vector<std::vector<engine::LevelReading>> readings;
   for (const auto& r : runs) readings.push_back(run_levels(spec, r));
-  return judged_exclusion(readings, runs);
+  return judged_exclusion(spec.blocking_ratio, readings, runs);
 }
 
 Session::Session(const Settings& settings, Runner& runner)
@@ -254,7 +261,7 @@ const Session::RunsVerdict& Session::verdict(std::size_t trial) const {
     v.switches.push_back(t.runs[v.runs].context_switches_per_kop);
   }
   v.context_switches_per_kop = stats::summarize(v.switches).median;
-  v.excluded = judged_exclusion(v.readings, t.runs);
+  v.excluded = judged_exclusion(t.spec.blocking_ratio, v.readings, t.runs);
   return v;
 }
 

@@ -239,6 +239,35 @@ TEST(BlockingJudge, TheResultsFilesJudgeReadsAProfilesLevels) {
   EXPECT_EQ(fidelity.at("reason"), "at the profile's 0.10: median 0.225 for a requested 0.10 (tolerance 0.03)");
 }
 
+// A point resumed across builds: a run without levels (an older build's) is left out of a
+// profiled point's judgement rather than read as a level at the profile's mean; a run whose
+// handlers never blocked says so.
+TEST(BlockingJudge, TheResultsFilesJudgeLeavesOutRunsWithoutLevelsAndSaysWhenNoneBlocked) {
+  const nlohmann::json with_levels = {
+      {"achieved_blocking_ratio", 0.6},
+      {"blocked_only_ratio", 0.58},
+      {"handler_time",
+       {{"blocking_handlers", 500},
+        {"profile_levels",
+         {{{"requested_ratio", 0.2}, {"blocking_handlers", 300}, {"achieved_ratio", 0.21}, {"blocked_only_ratio", 0.2}},
+          {{"requested_ratio", 0.6}, {"blocking_handlers", 200}, {"achieved_ratio", 0.62},
+           {"blocked_only_ratio", nullptr}}}}}}};
+  const nlohmann::json older = {{"achieved_blocking_ratio", 0.55}, {"blocked_only_ratio", 0.55}};
+  nlohmann::json point = {{"blocking", {{"ratio", 0.4}}}, {"runs", {with_levels, older}}};
+  nlohmann::json fidelity = results::blocking_fidelity(point);
+  EXPECT_TRUE(fidelity.at("within_tolerance").get<bool>()) << fidelity.dump();
+  ASSERT_EQ(fidelity.at("levels").size(), 2u) << "no third level at the mean";
+  EXPECT_DOUBLE_EQ(fidelity.at("levels")[1].at("achieved_median").get<double>(), 0.62)
+      << "a level without a blocked-only ratio is judged on its achieved one";
+  const nlohmann::json none_blocked = {{"achieved_blocking_ratio", 0.0},
+                                       {"blocked_only_ratio", 0.0},
+                                       {"handler_time", {{"blocking_handlers", 0}}}};
+  point = {{"blocking", {{"ratio", 0.5}}}, {"runs", {none_blocked, none_blocked}}};
+  fidelity = results::blocking_fidelity(point);
+  EXPECT_FALSE(fidelity.at("within_tolerance").get<bool>());
+  EXPECT_EQ(fidelity.at("reason"), "no blocking handler ran in any run");
+}
+
 // A real sleep, split by real samples. Only what the kernel guarantees is asserted (a sleep
 // never ends before its request; the run-queue wait starts only after the timer fires), never
 // how close to the request it ends: on a shared machine a wake-up can be late by milliseconds,
@@ -314,7 +343,7 @@ TEST(RunPoint, HandlerPartsAddUpAndTheBlockedOnlyRatioIsTheRequest) {
 // request (pool 1, so no runnable wait; the band is as wide as the fixed-ratio test's).
 TEST(RunPoint, AProfiledRunReadsEachRatioOnItsOwnHandlers) {
   if (!metrics::ThreadSchedClock().available()) GTEST_SKIP() << metrics::ThreadSchedClock::method();
-  engine::PointSpec spec = one_thread_post(200, 0.4, 0.8);
+  engine::PointSpec spec = one_thread_post(1000, 0.4, 0.8);  // blocks of 250 us and 1.5 ms
   std::string why;
   spec.blocking_profile = core::parse_blocking_profile("0.2:0.1,0.6:0.1", &why);
   ASSERT_TRUE(spec.blocking_profile.has_value()) << why;
@@ -336,7 +365,7 @@ TEST(RunPoint, AProfiledRunReadsEachRatioOnItsOwnHandlers) {
   const nlohmann::json point = results::to_json(results::point_result(spec, {r}));
   EXPECT_EQ(point.at("blocking_fidelity").at("levels").size(), 2u) << point.at("blocking_fidelity").dump();
   EXPECT_EQ(point.at("blocking_fidelity").at("within_tolerance").get<bool>(), engine::judge_ratio({levels}).within())
-      << "the results file's judge, reading the levels back, agrees with the run's";
+      << "the results file's judge reads the run's levels back as the run wrote them";
 }
 
 // A block far below what a sleep can honour is said, never silent: the run flags it.

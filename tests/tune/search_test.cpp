@@ -112,10 +112,9 @@ TEST(ExclusionReason, JudgesAsTheResultsFileDoes) {
     engine::RunResult r;
     r.achieved_blocking_ratio = achieved;
     r.blocked_only_ratio = blocked_only;
-    if (hint) {
-      r.blocking.blocks = true;
-      r.blocking.hint = hint;
-    }
+    r.blocking.blocks = true;
+    r.blocking.times.handlers = 100;
+    if (hint) r.blocking.hint = hint;
     return r;
   };
   const std::vector<std::vector<engine::RunResult>> cases{
@@ -136,6 +135,12 @@ TEST(ExclusionReason, JudgesAsTheResultsFileDoes) {
     }
   }
   EXPECT_EQ(not_honoured, 2u);  // the last two (one judged on the blocked-only ratio), with their hints
+  std::vector<engine::RunResult> none_blocked{run_with(0, 0.0, nullptr), run_with(0, 0.0, nullptr)};
+  for (auto& r : none_blocked) r.blocking.times.handlers = 0;
+  const nlohmann::json fidelity = results::blocking_fidelity(results::to_json(results::point_result(spec, none_blocked)));
+  EXPECT_FALSE(fidelity.at("within_tolerance").get<bool>());
+  EXPECT_EQ(exclusion_reason(spec, none_blocked),
+            std::optional<std::string>("blocking ratio not honoured: no blocking handler ran"));
   EXPECT_FALSE(exclusion_reason(spec, {}).has_value());
   std::vector<engine::RunResult> undrained{run_with(0.5, std::nullopt, nullptr)};
   undrained[0].drained = false;
