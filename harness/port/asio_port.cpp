@@ -21,10 +21,6 @@ struct Slot {
 };
 thread_local Slot t_slot;
 
-RemoveStatus status_of(const Packet& packet) {
-  return packet.status == 0 ? RemoveStatus::ok : RemoveStatus::io_failed;
-}
-
 }  // namespace
 
 class AsioPortImpl {

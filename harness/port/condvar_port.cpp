@@ -5,10 +5,6 @@
 namespace iocpbench::port {
 namespace {
 
-RemoveStatus status_of(const Packet& packet) {
-  return packet.status == 0 ? RemoveStatus::ok : RemoveStatus::io_failed;
-}
-
 }  // namespace
 
 CondvarPort::CondvarPort(const PortOptions& options)

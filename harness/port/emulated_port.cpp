@@ -99,10 +99,6 @@ class WakeList {
 
 enum class ThreadState { none, released, paused, waiting };
 
-RemoveStatus status_of(const Packet& packet) {
-  return packet.status == 0 ? RemoveStatus::ok : RemoveStatus::io_failed;
-}
-
 // GQCS reports a failed packet as a failed call; GQCSEx returns TRUE and each entry carries its
 // own status, even for a batch of one (D2).
 enum class Call { single, batch };

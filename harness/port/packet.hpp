@@ -28,6 +28,11 @@ enum class RemoveStatus {
 
 const char* to_string(RemoveStatus status);
 
+// A removed packet's status as remove() reports it (9): ok, or io_failed with the packet.
+inline RemoveStatus status_of(const Packet& packet) {
+  return packet.status == 0 ? RemoveStatus::ok : RemoveStatus::io_failed;
+}
+
 using Timeout = std::chrono::milliseconds;
 inline constexpr Timeout kInfinite = Timeout::max();
 

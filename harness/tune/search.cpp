@@ -9,13 +9,14 @@
 #include "sweep/sweep_runner.hpp"
 
 namespace iocpbench::tune {
-namespace {
 
 core::CountSpec spec_of(const std::string& text) { return *core::parse_count_spec(text, true, nullptr); }
 
 unsigned concurrency_of(const engine::PointSpec& spec, unsigned n) {
   return spec.concurrency_value == 0 ? n : spec.concurrency_value;
 }
+
+namespace {
 
 std::vector<std::size_t> indices(std::size_t from, std::size_t to) {
   std::vector<std::size_t> out(to - from);

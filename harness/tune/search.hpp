@@ -69,6 +69,11 @@ struct Trial {
 
 enum class Phase { kScreening, kFinal };
 
+// The concurrency value a point runs at on `n` logical CPUs (a spec's 0 means n).
+unsigned concurrency_of(const engine::PointSpec& spec, unsigned n);
+// A count spec of the tuner's own grids ("N", "2N+2": always valid).
+core::CountSpec spec_of(const std::string& text);
+
 // Why a setting may not be recommended, from its runs; nullopt when it may. The tuner names such
 // a setting under "excluded" and never chooses it (nor takes it as the best). This is the one
 // place that decides: a run that did not drain, or a point whose blocking ratio was not honoured

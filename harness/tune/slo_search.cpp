@@ -11,12 +11,6 @@
 namespace iocpbench::tune {
 namespace {
 
-unsigned concurrency_of(const engine::PointSpec& spec, unsigned n) {
-  return spec.concurrency_value == 0 ? n : spec.concurrency_value;
-}
-
-core::CountSpec spec_of(const std::string& text) { return *core::parse_count_spec(text, true, nullptr); }
-
 // The coarse grid's distinct (concurrency, pool) values on this machine, closed loop.
 std::vector<SloSetting> coarse_settings(const SloSettings& s) {
   sweep::Grid grid = s.grid;

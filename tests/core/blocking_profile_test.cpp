@@ -11,7 +11,7 @@
 namespace iocpbench::core {
 namespace {
 
-BlockingProfile parse_ok(const char* text) {
+BlockingProfile profile_of(const char* text) {
   std::string why;
   const auto p = parse_blocking_profile(text, &why);
   EXPECT_TRUE(p.has_value()) << text << ": " << why;
@@ -19,17 +19,17 @@ BlockingProfile parse_ok(const char* text) {
 }
 
 TEST(BlockingProfile, ParsesSegmentsAndTellsASquareWaveFromAStep) {
-  const BlockingProfile wave = parse_ok("0.1:5,0.7:5");
+  const BlockingProfile wave = profile_of("0.1:5,0.7:5");
   ASSERT_EQ(wave.segments.size(), 2u);
   EXPECT_TRUE(wave.repeats);
   EXPECT_DOUBLE_EQ(wave.segments[1].ratio, 0.7);
   EXPECT_DOUBLE_EQ(wave.segments[1].seconds, 5);
   EXPECT_EQ(wave.text, "0.1:5,0.7:5");
-  const BlockingProfile step = parse_ok("0.1:5,0.7");
+  const BlockingProfile step = profile_of("0.1:5,0.7");
   EXPECT_FALSE(step.repeats);
   EXPECT_EQ(step.text, "0.1:5,0.7");
-  EXPECT_EQ(parse_ok("0.50:0.5").text, "0.5:0.5");
-  EXPECT_FALSE(parse_ok("0.3").repeats) << "one ratio alone holds";
+  EXPECT_EQ(profile_of("0.50:0.5").text, "0.5:0.5");
+  EXPECT_FALSE(profile_of("0.3").repeats) << "one ratio alone holds";
 }
 
 TEST(BlockingProfile, RefusesBadSpecsWithAReason) {
@@ -42,7 +42,7 @@ TEST(BlockingProfile, RefusesBadSpecsWithAReason) {
 }
 
 TEST(BlockingProfile, TheRatioInForceRepeatsAWaveAndHoldsAStep) {
-  const BlockingProfile wave = parse_ok("0.1:0.5,0.6:0.5");
+  const BlockingProfile wave = profile_of("0.1:0.5,0.6:0.5");
   EXPECT_DOUBLE_EQ(wave.ratio_at(-1), 0.1) << "the warm-up uses the first segment";
   EXPECT_DOUBLE_EQ(wave.ratio_at(0), 0.1);
   EXPECT_DOUBLE_EQ(wave.ratio_at(0.49), 0.1);
@@ -50,26 +50,26 @@ TEST(BlockingProfile, TheRatioInForceRepeatsAWaveAndHoldsAStep) {
   EXPECT_DOUBLE_EQ(wave.ratio_at(0.99), 0.6);
   EXPECT_DOUBLE_EQ(wave.ratio_at(1.25), 0.1) << "the second period";
   EXPECT_DOUBLE_EQ(wave.ratio_at(1.75), 0.6);
-  const BlockingProfile step = parse_ok("0.1:5,0.7");
+  const BlockingProfile step = profile_of("0.1:5,0.7");
   EXPECT_DOUBLE_EQ(step.ratio_at(4.9), 0.1);
   EXPECT_DOUBLE_EQ(step.ratio_at(5), 0.7);
   EXPECT_DOUBLE_EQ(step.ratio_at(500), 0.7) << "a step holds for the rest of the run";
 }
 
 TEST(BlockingProfile, TheMeanIsTimeWeightedOverTheWindow) {
-  const BlockingProfile wave = parse_ok("0.1:0.5,0.6:0.5");
+  const BlockingProfile wave = profile_of("0.1:0.5,0.6:0.5");
   EXPECT_NEAR(wave.mean_over(2), 0.35, 1e-12);
   EXPECT_NEAR(wave.mean_over(0.75), (0.1 * 0.5 + 0.6 * 0.25) / 0.75, 1e-6) << "a part period, to a millionth";
-  const BlockingProfile step = parse_ok("0.1:5,0.7");
+  const BlockingProfile step = profile_of("0.1:5,0.7");
   EXPECT_NEAR(step.mean_over(10), 0.4, 1e-12);
   EXPECT_NEAR(step.mean_over(2), 0.1, 1e-12);
   EXPECT_DOUBLE_EQ(step.mean_over(0), 0.1);
 }
 
 TEST(BlockingProfile, ItsLevelsAreItsDistinctRatiosInOrder) {
-  EXPECT_EQ(parse_ok("0.7:1,0.1:1,0.7:2,0:1").levels(), (std::vector<double>{0.7, 0.1, 0.0}));
-  EXPECT_EQ(parse_ok("0.1:5,0.7").levels(), (std::vector<double>{0.1, 0.7}));
-  EXPECT_EQ(parse_ok("0.3").levels(), (std::vector<double>{0.3}));
+  EXPECT_EQ(profile_of("0.7:1,0.1:1,0.7:2,0:1").levels(), (std::vector<double>{0.7, 0.1, 0.0}));
+  EXPECT_EQ(profile_of("0.1:5,0.7").levels(), (std::vector<double>{0.1, 0.7}));
+  EXPECT_EQ(profile_of("0.3").levels(), (std::vector<double>{0.3}));
 }
 
 }  // namespace

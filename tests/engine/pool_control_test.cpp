@@ -263,18 +263,45 @@ class ScriptedController final : public engine::PoolController {
   std::atomic<unsigned>& samples_;
 };
 
+// A controlled pool of 1..6 threads on the emulated port, sized by a ScriptedController from
+// `want`; `io_pending`: its workers say they have I/O of their own in flight.
+class ScriptedPool {
+ public:
+  explicit ScriptedPool(bool io_pending)
+      : port_(port::make_port(port::Backend::emulated, {.concurrency = 2})),
+        workload_(true, io_pending),
+        pool_({port_.get()}, workload_, handler(), 0, roles_, phase_, engine::controlled_sizing(1, 6)) {
+    pool_.set_controller(std::make_unique<ScriptedController>(want_, samples_));
+    pool_.start();
+  }
+  struct Parts {
+    std::unique_ptr<port::CompletionPort>& port;
+    CountingWorkload& workload;
+    metrics::RoleRegistry& roles;
+    std::atomic<unsigned>& want;
+    std::atomic<unsigned>& samples;
+    engine::Pool& pool;
+  };
+  Parts& parts() { return parts_; }
+
+ private:
+  static engine::HandlerSpec handler() {
+    engine::HandlerSpec h;
+    h.work_us = 20;
+    return h;
+  }
+  std::unique_ptr<port::CompletionPort> port_;
+  CountingWorkload workload_;
+  metrics::RoleRegistry roles_;
+  std::atomic<int> phase_{workloads::kMeasuring};
+  std::atomic<unsigned> want_{1}, samples_{0};
+  engine::Pool pool_;
+  Parts parts_{port_, workload_, roles_, want_, samples_, pool_};
+};
+
 TEST(ControlledPool, StartsChangesSizeAndStopsWithOneStopPacketPerThread) {
-  auto port = port::make_port(port::Backend::emulated, {.concurrency = 2});
-  CountingWorkload workload{true};
-  metrics::RoleRegistry roles;
-  std::atomic<int> phase{workloads::kMeasuring};
-  engine::HandlerSpec handler;
-  handler.work_us = 20;
-  std::atomic<unsigned> want{1}, samples{0};
-  engine::Pool pool({port.get()}, workload, handler, 0, roles, phase,
-                    engine::controlled_sizing(1, 6));
-  pool.set_controller(std::make_unique<ScriptedController>(want, samples));
-  pool.start();
+  ScriptedPool scripted(false);
+  auto& [port, workload, roles, want, samples, pool] = scripted.parts();
   EXPECT_EQ(pool.threads(), 1u);
   want = 5;
   ASSERT_TRUE(wait_for([&] { return pool.threads() == 5; })) << "stuck at " << pool.threads();
@@ -311,17 +338,8 @@ TEST(ControlledPool, StartsChangesSizeAndStopsWithOneStopPacketPerThread) {
 // leaving: they stay enrolled (no retire), come back before a new thread starts, and those still
 // parked at stop end without a stop packet while every counted thread takes exactly one.
 TEST(ControlledPool, ThreadsWithIoPendingParkAndComeBackBeforeNewOnesStart) {
-  auto port = port::make_port(port::Backend::emulated, {.concurrency = 2});
-  CountingWorkload workload{true, true};
-  metrics::RoleRegistry roles;
-  std::atomic<int> phase{workloads::kMeasuring};
-  engine::HandlerSpec handler;
-  handler.work_us = 20;
-  std::atomic<unsigned> want{1}, samples{0};
-  engine::Pool pool({port.get()}, workload, handler, 0, roles, phase,
-                    engine::controlled_sizing(1, 6));
-  pool.set_controller(std::make_unique<ScriptedController>(want, samples));
-  pool.start();
+  ScriptedPool scripted(true);
+  auto& [port, workload, roles, want, samples, pool] = scripted.parts();
   want = 5;
   ASSERT_TRUE(wait_for([&] { return pool.threads() == 5; })) << "stuck at " << pool.threads();
   ASSERT_TRUE(wait_for([&] { return roles.size() == 5; }));

@@ -135,7 +135,7 @@ class QueueRunner final : public Runner {
   std::map<std::pair<unsigned, double>, unsigned> runs_at;
 };
 
-SloSettings two_cpus() {
+SloSettings slo_two_cpus() {
   SloSettings s;
   s.grid.workloads = {WorkloadKind::post};
   s.grid.blocking = {0};
@@ -146,7 +146,7 @@ SloSettings two_cpus() {
 }
 
 TEST(SloSearch, AtARateItRecommendsTheSmallestSettingShownUnder) {
-  SloSettings s = two_cpus();
+  SloSettings s = slo_two_cpus();
   s.open_loop.rate_ops_per_s = 3000;  // p99 under 1 ms needs capacity over 6000: pool 8
   QueueRunner runner;
   const SloOutcome out = slo_search(s, runner);
@@ -159,7 +159,7 @@ TEST(SloSearch, AtARateItRecommendsTheSmallestSettingShownUnder) {
 }
 
 TEST(SloSearch, MaxRateBisectsEachSettingBelowItsCapacity) {
-  SloSettings s = two_cpus();
+  SloSettings s = slo_two_cpus();
   s.max_rate = true;
   QueueRunner runner;
   const SloOutcome out = slo_search(s, runner);
