@@ -170,7 +170,7 @@ std::vector<engine::LevelReading> run_levels(const engine::PointSpec& spec, cons
   return {level};
 }
 
-// exclusion_reason, given `runs` and their readings.
+// exclusion_reason, given `runs` and the readings of those whose handlers blocked (none empty).
 std::optional<std::string> judged_exclusion(double requested_ratio,
                                             const std::vector<std::vector<engine::LevelReading>>& readings,
                                             const std::vector<engine::RunResult>& runs) {
@@ -178,12 +178,8 @@ std::optional<std::string> judged_exclusion(double requested_ratio,
   for (const auto& r : runs) {
     if (!r.drained) return std::string("a run did not drain");
   }
-  std::vector<std::vector<engine::LevelReading>> read;
-  for (const auto& levels : readings) {
-    if (!levels.empty()) read.push_back(levels);
-  }
-  if (read.empty() && requested_ratio > 0) return std::string("blocking ratio not honoured: no blocking handler ran");
-  const engine::RatioJudgement judged = engine::judge_ratio(read);
+  if (readings.empty() && requested_ratio > 0) return std::string("blocking ratio not honoured: no blocking handler ran");
+  const engine::RatioJudgement judged = engine::judge_ratio(readings);
   if (judged.within()) return std::nullopt;
   std::string reason = "blocking ratio not honoured: " + judged.off_because;
   for (const auto& r : runs) {
@@ -198,7 +194,9 @@ std::optional<std::string> judged_exclusion(double requested_ratio,
 
 std::optional<std::string> exclusion_reason(const engine::PointSpec& spec, const std::vector<engine::RunResult>& runs) {
   std::vector<std::vector<engine::LevelReading>> readings;
-  for (const auto& r : runs) readings.push_back(run_levels(spec, r));
+  for (const auto& r : runs) {
+    if (auto levels = run_levels(spec, r); !levels.empty()) readings.push_back(std::move(levels));
+  }
   return judged_exclusion(spec.blocking_ratio, readings, runs);
 }
 
@@ -258,7 +256,7 @@ const Session::RunsVerdict& Session::verdict(std::size_t trial) const {
   if (v.looked && v.runs == t.runs.size()) return v;
   v.looked = true;
   for (; v.runs < t.runs.size(); ++v.runs) {
-    v.readings.push_back(run_levels(t.spec, t.runs[v.runs]));
+    if (auto levels = run_levels(t.spec, t.runs[v.runs]); !levels.empty()) v.readings.push_back(std::move(levels));
     v.switches.push_back(t.runs[v.runs].context_switches_per_kop);
   }
   v.context_switches_per_kop = stats::summarize(v.switches).median;

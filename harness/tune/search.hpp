@@ -113,7 +113,7 @@ class Session {
   struct RunsVerdict {
     bool looked = false;
     std::size_t runs = 0;              // judged so far
-    std::vector<std::vector<engine::LevelReading>> readings;  // theirs, for the blocking judge
+    std::vector<std::vector<engine::LevelReading>> readings;  // of runs that blocked, for the judge
     std::vector<double> switches;      // their context switches per kop
     double context_switches_per_kop = 0;
     std::optional<std::string> excluded;
