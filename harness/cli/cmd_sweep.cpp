@@ -48,7 +48,7 @@ struct Resumed {
 // (or --quick) are compared with the path left as given (not today's default); --completion-path
 // alone compares the path alone.
 void check_same_grid(const SweepFlags& flags, bool quick, const sweep::Grid& grid) {
-  const std::string& path_flag = flags.workload_flags.completion_path;
+  const std::string& path_flag = flags.workload_flags.text_of("--completion-path");
   const bool grid_given = flags.any_grid_flag_given() || quick;
   if (!grid_given && path_flag.empty()) return;
   constexpr const char* kPath = "completion_path";

@@ -133,8 +133,8 @@ void BlockSizer::observe(std::uint64_t handler_cpu_ns, std::uint64_t requested_s
   if (requested_sleep_ns > 0) {
     const double overshoot =
         static_cast<double>(block_blocked_ns) - static_cast<double>(requested_sleep_ns);
-    // Not clamped at 0: a sleep's blocked part can end SHORT of its request. An io_uring
-    // completion's task work runs in the thread that submitted the I/O, and the kernel wakes
+    // Not clamped at 0: a sleep's blocked part can end SHORT of its request. Linux runs an
+    // asynchronous I/O completion's task work in the thread that submitted the I/O, and wakes
     // that thread from an interruptible sleep to run it: the sleep is restarted to its deadline,
     // but the time it spent waiting for a CPU and running the task work is runnable wait and
     // CPU, not blocked (socket workload at pools over N: blocks ~100 us short of a 380 us

@@ -51,7 +51,7 @@ SwitchCounts switch_counts_of(const RunResult& r, unsigned long long other_switc
   counts.load_generator = generator.voluntary + generator.involuntary;
   counts.other = other_switches;
   counts.handoffs = r.port_counters.handoffs;
-  counts.own_ring_waits = r.own_ring_waits;
+  counts.own_io_waits = r.own_io_waits;
   counts.handler_blocks = r.handler_blocks;
   counts.over_limit_s = r.port_counters.over_limit_s;
   counts.window_s = r.seconds;

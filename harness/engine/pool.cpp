@@ -297,7 +297,8 @@ struct Pool::WorkerThread {
         sizes(pool.sizing_.has_value()),
         wait(sizes ? port::Timeout{pool.sizing_->idle_timeout_ms} : port::kInfinite),
         timed(pool.handler_.metrics),
-        pumps(pool.ports_.size() > 1 && pool.workload_.pumps(slot)),
+        io(pool.workload_.worker_io()),
+        fetches(pool.ports_.size() > 1 && io != nullptr && io->fetches(slot)),
         batch(pool.dequeue_batch_),
         inlines(pool.workload_.completes_inline()),
         control(pool.controller_ ? &pool.slot_control_[slot] : nullptr),
@@ -323,9 +324,12 @@ struct Pool::WorkerThread {
   const bool sizes;  // a self-sizing pool
   const port::Timeout wait;
   const bool timed;
-  // Per-thread ports where the worker reaps its own ring: take what its port holds, and when
-  // it is empty pump the ring (which posts into this port), so no other thread is involved.
-  const bool pumps;
+  // The I/O the workers own (nullptr: none), and whether this one fetches its own completions:
+  // per-thread ports with no completion thread, where it takes what its port holds and, when
+  // that is empty, fetches what completed into this port, so no other thread is involved.
+  port::WorkerIo* const io;
+  const bool fetches;
+  bool io_pending() const { return io != nullptr && io->io_pending(index); }
   DequeueBatch batch;  // the packets of the last remove
   // The workload may leave inline completions (Workload::completes_inline): checked after each
   // packet; false costs the hot path one branch on this constant.
@@ -382,7 +386,7 @@ void Pool::worker(unsigned index, std::uint64_t generation) {
 
 Pool::Next Pool::step_down(WorkerThread& self, std::uint64_t now_ns) {
   if (!over_target()) return Next::handle;  // the clock is read only past this (the hot path)
-  const bool park = workload_.worker_has_io_pending(self.index);
+  const bool park = self.io_pending();
   if (!try_leave(self.index, now_ns != 0 ? now_ns : metrics::now_ns(), park)) return Next::handle;
   if (!park) return Next::leave;
   return wait_parked(self.index) ? Next::again : Next::exit;
@@ -404,7 +408,7 @@ Pool::Next Pool::after_batch(WorkerThread& self, std::uint64_t t_done) {
   if (self.control != nullptr) return step_down(self, t_done);
   const std::uint64_t now = t_done != 0 ? t_done : metrics::now_ns();
   const bool leaves = cpu_.percent(now) > sizing_->shrink_above_cpu_pct &&
-                      !workload_.worker_has_io_pending(self.index) && try_leave(self.index, now);
+                      !self.io_pending() && try_leave(self.index, now);
   return leaves ? Next::leave : Next::handle;
 }
 
@@ -418,7 +422,7 @@ port::RemoveStatus Pool::remove_counted(WorkerThread& self, port::Timeout timeou
 
 Pool::Next Pool::take_packets(WorkerThread& self) {
   if (self.sizes) busy_.fetch_sub(1, std::memory_order_relaxed);
-  port::RemoveStatus status = remove_counted(self, self.pumps ? port::Timeout{0} : self.wait);
+  port::RemoveStatus status = remove_counted(self, self.fetches ? port::Timeout{0} : self.wait);
   if (self.control != nullptr) {
     // A controlled pool: the control thread grows it; a thread over the target leaves.
     busy_.fetch_add(1, std::memory_order_relaxed);
@@ -441,15 +445,15 @@ Pool::Next Pool::take_packets(WorkerThread& self) {
       if (cpu_.percent(now) < sizing_->grow_below_cpu_pct) maybe_grow(now);
     }
     if (status == port::RemoveStatus::timeout) {
-      if (!workload_.worker_has_io_pending(self.index) &&
+      if (!self.io_pending() &&
           try_leave(self.index, metrics::now_ns())) {
         return Next::leave;
       }
       return Next::again;
     }
   }
-  if (self.pumps && status == port::RemoveStatus::timeout) {
-    const int posted = workload_.pump(self.index, 2000);
+  if (self.fetches && status == port::RemoveStatus::timeout) {
+    const int posted = self.io->fetch(self.index, 2000);
     if (posted > 0) return Next::again;
     if (posted < 0) {
       // Nothing in flight (start-up, drain): wait on the port for a stop packet, briefly.

@@ -35,7 +35,8 @@
 // busy threads, stalled workers, the port's depth), asks the controller for a target, and grows
 // to it at once; a thread over the target leaves after its batch, or when its bounded wait in
 // the port (the sizing's idle timeout) times out. A thread whose exit could cancel I/O it has
-// in flight (Workload::worker_has_io_pending: Linux's port path, where workers submit their own)
+// in flight (port::WorkerIo::io_pending: where workers submit their own I/O and the OS ties it
+// to the submitting thread)
 // parks instead: it leaves the count as a leaving thread does, but sleeps, keeping its slot,
 // until the pool grows again (a parked thread is counted back in before a new one starts) or
 // stops. The control thread ends before stop() counts the threads, so the stop rule above holds
@@ -178,8 +179,8 @@ class Pool {
   void worker(unsigned index, std::uint64_t generation);
   // `ratio`'s index in HandlerSpec::profile_levels (0 where it has none: a fixed ratio).
   std::size_t level_of(double ratio) const;
-  // One remove of up to a batch into self.batch (and pump, and the self-sizing rules that
-  // follow it).
+  // One remove of up to a batch into self.batch (and a fetch of the worker's own completions,
+  // and the self-sizing rules that follow it).
   Next take_packets(WorkerThread& self);
   // One remove, counted in the window's batch sizes.
   port::RemoveStatus remove_counted(WorkerThread& self, port::Timeout timeout);

@@ -203,8 +203,7 @@ void validate_open_loop(const PointSpec& spec) {
   }
   if (o.in_flight_bound > 1'000'000) throw BadInput{"--max-in-flight", "more than 1000000"};
   if (spec.workload == WorkloadKind::file) {  // checked here, before any capacity run
-    const auto params = workloads::parse_workload_params(spec.workload, spec.workload_params);
-    const auto& file = std::get<workloads::FileParams>(params.params);
+    const auto& file = std::get<workloads::FileParams>(spec.workload_params.params);
     if (file.skip_port_share > 0) {
       throw BadInput{"--skip-port-share", "not with open-loop arrivals (--rate, --load)"};
     }
@@ -230,7 +229,11 @@ void validate_skip_on_success(const PointSpec& spec) {
 }  // namespace
 
 void validate_point(const PointSpec& spec) {
-  workloads::parse_workload_params(spec.workload, spec.workload_params);
+  if (spec.workload_params.workload != spec.workload) {  // a caller's slip, not the user's input
+    throw std::invalid_argument(std::string("PointSpec: workload_params are the ") +
+                                to_string(spec.workload_params.workload) + " workload's, the point is " +
+                                to_string(spec.workload));
+  }
   if (!port::backend_available(spec.port)) {
     throw BadInput{"--port", "backend '" + std::string(port::to_string(spec.port)) +
                                  "' is not available in this build on this OS"};
@@ -490,9 +493,9 @@ void collect_run(const PointSpec& spec, const HandlerSpec& handler, const worklo
                          .workload = workload_errors,
                          .drain_timed_out = !result.drained};
   result.workload_stats = workload.stats(result.seconds);
-  if (spec.dispatch == Dispatch::per_thread) {  // the workers' own rings: their waits are the model's port sleeps
-    const auto& source = result.workload_stats.value("completion_source", nlohmann::json::object());
-    result.own_ring_waits = source.value("parks", std::uint64_t{0});
+  // Per-thread ports: a worker's waits for its own I/O are the model's sleeps on its port.
+  if (spec.dispatch == Dispatch::per_thread && workload.worker_io() != nullptr) {
+    result.own_io_waits = workload.worker_io()->fetch_waits();
   }
   result.packets_posted_total = workload.packets_posted();
 }
@@ -738,8 +741,7 @@ double open_loop_rate(const PointSpec& spec, const std::atomic<bool>* stop_reque
 RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_requested,
                     unsigned repetition) {
   validate_point(spec);
-  const workloads::WorkloadParams params =
-      workloads::parse_workload_params(spec.workload, spec.workload_params);
+  const workloads::WorkloadParams& params = spec.workload_params;
 
   RunResult result;
   result.repetition = repetition;

@@ -1,7 +1,7 @@
 #pragma once
 // One run of one point: the library API behind `iocpbench run`, reused by `sweep` and `tune`.
 //
-//   PointSpec spec = ...;                  // workload + params, port, C, S, b, kind, work, time
+//   PointSpec spec = ...;                  // workload + typed params, port, C, S, b, kind, work, time
 //   validate_point(spec);                  // throws BadInput{flag, reason}; cheap
 //   RunResult r = run_point(spec, &stop);  // builds port + pool + workload, runs, tears down
 //
@@ -25,6 +25,7 @@
 #include "engine/affinity.hpp"
 #include "engine/open_loop.hpp"
 #include "engine/run_result.hpp"
+#include "engine/workload_params.hpp"
 #include "port/completion_port.hpp"
 
 namespace iocpbench::workloads {
@@ -35,7 +36,8 @@ namespace iocpbench::engine {
 
 struct PointSpec {
   WorkloadKind workload = WorkloadKind::post;
-  nlohmann::json workload_params = nlohmann::json::object();  // see engine/workload_params.hpp
+  // Parsed and checked at the edge (workloads::parse_workload_params), for `workload`.
+  workloads::WorkloadParams workload_params;
   port::Backend port = port::default_backend();
   core::CountSpec concurrency{"0", 0, 0};  // "0" = the port default (logical CPUs)
   unsigned concurrency_value = 0;           // concurrency.resolve(N); 0 = port default

@@ -153,7 +153,7 @@ struct RunResult {
   double achieved_outstanding = 0;
   std::uint64_t block_reads = 0;
   std::uint64_t handler_blocks = 0;  // blocking calls of the handlers in the window
-  std::uint64_t own_ring_waits = 0;  // per-thread ports: the workers' waits on their own rings
+  std::uint64_t own_io_waits = 0;  // per-thread ports: the workers' waits for their own I/O
   WorkCalibrationRecord work_calibration;
   std::uint64_t errors = 0;
   ErrorDetail error_detail;

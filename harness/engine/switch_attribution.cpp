@@ -9,7 +9,7 @@ SwitchAttribution attribute_switches(const SwitchCounts& c) {
   // A handoff wakes one waiter, which made one voluntary switch if it had gone to sleep (it
   // may not have yet: its word was set before its futex wait), so handoffs bound the port's
   // sleeps from above and the workers' voluntary switches bound them too.
-  const std::uint64_t port_waits = std::min(c.handoffs + c.own_ring_waits, c.workers_voluntary);
+  const std::uint64_t port_waits = std::min(c.handoffs + c.own_io_waits, c.workers_voluntary);
   const std::uint64_t blocks = std::min(c.handler_blocks, c.workers_voluntary - port_waits);
   // Preemption an IOCP would also cause: the share of the workers' involuntary switches that
   // fell while C > M (estimated by the fraction of the window spent over the limit).

@@ -17,9 +17,9 @@ struct SwitchCounts {
   std::uint64_t load_generator = 0;  // the socket workload's client threads (both kinds)
   std::uint64_t other = 0;           // threads in no role: the harness's main and watchdog
   std::uint64_t handoffs = 0;        // port handoffs in the window (each wakes one waiter)
-  // Per-thread ports: the waits a worker made on its own ring for its own port's next packet
+  // Per-thread ports: the waits a worker made for its own I/O, for its own port's next packet
   // (the GQCS sleep of that model; no handoff counts them).
-  std::uint64_t own_ring_waits = 0;
+  std::uint64_t own_io_waits = 0;
   std::uint64_t handler_blocks = 0;  // blocking calls the handlers made in the window
   double over_limit_s = 0;           // time with C > M in the window
   double window_s = 0;

@@ -19,11 +19,13 @@
 #include "core/random.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
-// What a workload may use of the port: packets and ports (completion_port.hpp), and the guard a
-// handler wraps a wait in so that the port releases a waiter meanwhile (blocking_region.hpp).
+// What a workload may use of the port: packets and ports (completion_port.hpp), the guard a
+// handler wraps a wait in so that the port releases a waiter meanwhile (blocking_region.hpp),
+// and the pool's view of the workers' own I/O (worker_io.hpp).
 // Workloads include the engine, not port/ (tests/layers/check_layers.py).
 #include "port/blocking_region.hpp"
 #include "port/completion_port.hpp"
+#include "port/worker_io.hpp"
 #include "engine/open_loop.hpp"
 #include "engine/workload_params.hpp"
 
@@ -92,7 +94,7 @@ class Workload {
  public:
   virtual ~Workload() = default;
   virtual std::string_view name() const = 0;
-  // Files, sockets, rings, load-generator threads (which enrol in env.roles). Throws
+  // Files, sockets, completion sources, load-generator threads (which enrol in env.roles). Throws
   // BadInput for parameters the machine refuses, std::runtime_error otherwise.
   virtual void open(const RunEnv& env) = 0;
   virtual void start() = 0;
@@ -106,7 +108,7 @@ class Workload {
   // Called once the phase is kStopping: returns when every outstanding operation has been
   // handled (true) or at the deadline (false; close() then cancels what is left).
   virtual bool drain(std::chrono::steady_clock::time_point deadline) = 0;
-  // After the pool has exited: joins the workload's threads, closes its fds and rings.
+  // After the pool has exited: joins the workload's threads, closes its handles.
   virtual void close() = 0;
   // Workload-specific counts for the results.
   virtual nlohmann::json stats(double window_s) const = 0;
@@ -122,19 +124,10 @@ class Workload {
   // (skip-on-success granted on some handle): the pool then gives each worker's context an
   // InlineCompletion and handles what is left there. Asked once per thread, after open().
   virtual bool completes_inline() const { return false; }
-  // Per-thread dispatch where the worker reaps its own I/O (no completion thread): whether
-  // worker `index` has a ring to pump, and pump it: submit what it queued, reap (waiting up to
-  // wait_us for a first completion) and post into its own port. pump returns the packets
-  // posted, or -1 when nothing is in flight.
-  virtual bool pumps(unsigned /*worker*/) const { return false; }
-  virtual int pump(unsigned /*worker*/, unsigned /*wait_us*/) { return -1; }
-  // Richter's ThreadHasIoPending for a self-sizing pool: whether worker `index` has I/O of its
-  // own outstanding, which its exit would cancel. On Linux's thread path no worker has (the
-  // completion thread is the only submitter; the port path's workers submit their own and say
-  // so, conservatively: io::Transport::workers_submit), and on Windows the I/O a worker issues is on
-  // handles associated with a completion port, which Windows does not cancel when the issuing
-  // thread exits (thread-agnostic I/O, since Vista).
-  virtual bool worker_has_io_pending(unsigned /*worker*/) const { return false; }
+  // The I/O the workers own (port/worker_io.hpp): whether a worker fetches its own completions
+  // and whether its exit could cancel I/O in flight; nullptr: they own none (the post workload).
+  // Valid from open() until the workload is destroyed.
+  virtual port::WorkerIo* worker_io() const { return nullptr; }
   // For the watchdog's report when a run stops making progress (any thread, while running):
   // what the workload has in flight, e.g. "32 file I/Os in flight in the completion source".
   virtual std::string stall_report() const { return {}; }

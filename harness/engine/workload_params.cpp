@@ -1,9 +1,11 @@
 #include "engine/workload_params.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 #include "core/errors.hpp"
@@ -12,57 +14,96 @@
 namespace iocpbench::workloads {
 namespace {
 
+constexpr const char* kPatternNames[] = {"random", "sequential"};  // FilePattern's order
+constexpr const char* kOpNames[] = {"read", "write", "mixed"};     // FileOp's order
+constexpr const char* kPathNames[] = {"thread", "port"};           // CompletionPath's order
 
-std::string flag_of(const std::string& key) {
-  std::string flag = "--" + key;
-  for (char& c : flag) {
-    if (c == '_') c = '-';
-  }
-  return flag;
+// --completion-path, a row of the file and the socket workloads.
+template <typename P>
+constexpr ParamRow<P> completion_path_row() {
+  return row<P, &P::completion_path>(
+      {.key = "completion_path", .flag = "--completion-path", .type = ParamType::choice,
+       .type_name = "TEXT",
+       .help = "Linux: how I/O completions reach the port: thread (a completion thread reaps "
+               "io_uring and posts) or port (no thread: the port reads the ring itself); "
+               "Windows ignores it (the kernel queues completions)",
+       .choices = kPathNames, .advanced = true});
 }
 
-// An integer in [low, high] from params[key], or `fallback` when absent.
-unsigned get_count(const nlohmann::json& params, const char* key, unsigned fallback, long low,
-                   long high) {
-  if (!params.is_object() || !params.contains(key) || params[key].is_null()) return fallback;
-  const auto& value = params[key];
-  const std::string flag = flag_of(key);
-  long n = 0;
-  if (value.is_number_integer()) {
-    n = value.get<long>();
-  } else if (value.is_number_float()) {
-    const double d = value.get<double>();
-    if (d != static_cast<double>(static_cast<long>(d))) throw BadInput{flag, "must be an integer"};
-    n = static_cast<long>(d);
-  } else {
-    throw BadInput{flag, "must be an integer"};
-  }
-  if (n < low) {
-    throw BadInput{flag,
-                   low == 0 ? "must not be negative" : "must be at least " + std::to_string(low)};
-  }
-  if (n > high) throw BadInput{flag, "must be at most " + std::to_string(high)};
-  return static_cast<unsigned>(n);
-}
+constexpr ParamRow<PostParams> kPostRows[] = {
+    row<PostParams, &PostParams::posters>(
+        {.key = "posters", .flag = "--posters", .type = ParamType::count, .type_name = "INT",
+         .help = "threads outside the pool that post packets (0 = closed loop of --in-flight "
+                 "packets re-posted by the workers)",
+         .low = 0, .high = 64}),
+    row<PostParams, &PostParams::in_flight>(
+        {.key = "in_flight", .flag = "--in-flight", .type = ParamType::count, .type_name = "INT",
+         .help = "bound on outstanding packets (streaming) or packets in the closed loop",
+         .low = 1, .high = 1'000'000}),
+    row<PostParams, &PostParams::latency_sample_every>(
+        {.key = "latency_sample_every", .flag = "--latency-sample-every",
+         .type = ParamType::count, .type_name = "INT",
+         .help = "time one packet in K (latency and queue delay are that sample; the clock "
+                 "reads and records cost 1/K per packet; 1 = every packet)",
+         .low = 1, .high = 1'000'000}),
+};
 
-std::string get_text(const nlohmann::json& params, const char* key, const std::string& fallback) {
-  if (!params.is_object() || !params.contains(key) || params[key].is_null()) return fallback;
-  if (!params[key].is_string()) throw BadInput{flag_of(key), "must be text"};
-  return params[key].get<std::string>();
-}
+constexpr ParamRow<FileParams> kFileRows[] = {
+    row<FileParams, &FileParams::path>(
+        {.key = "file", .flag = "--file", .type = ParamType::text, .type_name = "FILE",
+         .help = "the file to use (default: created once in the temporary directory)"}),
+    row<FileParams, &FileParams::size_mib>(
+        {.key = "file_size_mib", .flag = "--file-size-mib", .type = ParamType::size,
+         .type_name = "MIB",
+         .help = "size of a file iocpbench creates, MiB or a size (1GiB); an existing file is "
+                 "used at its own size, never resized",
+         .low = 1, .high = 1 << 20, .unit_bytes = 1 << 20}),
+    row<FileParams, &FileParams::block_size>(
+        {.key = "block_size", .flag = "--block-size", .type = ParamType::size,
+         .type_name = "BYTES", .help = "bytes per I/O, or a size (4k)", .low = 1,
+         .high = 16 << 20}),
+    row<FileParams, &FileParams::pattern>(
+        {.key = "pattern", .flag = "--pattern", .type = ParamType::choice, .type_name = "TEXT",
+         .help = "the order of the offsets", .choices = kPatternNames}),
+    row<FileParams, &FileParams::op>(
+        {.key = "op", .flag = "--op", .type = ParamType::choice, .type_name = "TEXT",
+         .help = "what each I/O does (mixed: a read or a write at even odds)", .choices = kOpNames}),
+    row<FileParams, &FileParams::outstanding>(
+        {.key = "outstanding", .flag = "--outstanding", .type = ParamType::count,
+         .type_name = "INT", .help = "I/Os in flight", .low = 1, .high = 4096}),
+    row<FileParams, &FileParams::direct>(
+        {.key = "direct", .flag = "--buffered", .type = ParamType::flag, .type_name = "",
+         .help = "go through the page cache instead of O_DIRECT (the default measures the "
+                 "device)",
+         .flag_value = false}),
+    row<FileParams, &FileParams::overwrite>(
+        {.key = "overwrite", .flag = "--overwrite", .type = ParamType::flag, .type_name = "",
+         .help = "allow --op write/mixed to write into an existing --file that iocpbench did "
+                 "not create (its data is lost)",
+         .omit_default = true}),
+    row<FileParams, &FileParams::skip_port_share>(
+        {.key = "skip_port_share", .flag = "--skip-port-share", .type = ParamType::fraction,
+         .type_name = "FLOAT",
+         .help = "Windows: fraction of the I/Os issued with a tagged event handle (no packet) "
+                 "and waited on by the issuing worker",
+         .low = 0, .high = 0.99, .omit_default = true}),
+    completion_path_row<FileParams>(),
+};
 
-bool has(const nlohmann::json& params, const char* key) {
-  return params.is_object() && params.contains(key) && !params[key].is_null();
-}
-
-PostParams parse_post(const nlohmann::json& j) {
-  PostParams p;
-  p.posters = get_count(j, "posters", p.posters, 0, 64);
-  p.in_flight = get_count(j, "in_flight", p.in_flight, 1, 1'000'000);
-  p.latency_sample_every =
-      get_count(j, "latency_sample_every", p.latency_sample_every, 1, 1'000'000);
-  return p;
-}
+constexpr ParamRow<SocketParams> kSocketRows[] = {
+    row<SocketParams, &SocketParams::connections>(
+        {.key = "connections", .flag = "--connections", .type = ParamType::count,
+         .type_name = "INT", .help = "loopback TCP connections", .low = 1, .high = 1024}),
+    row<SocketParams, &SocketParams::message_size>(
+        {.key = "message_size", .flag = "--message-size", .type = ParamType::size,
+         .type_name = "BYTES", .help = "bytes per message, or a size (1k)", .low = 1,
+         .high = 1 << 20}),
+    row<SocketParams, &SocketParams::in_flight>(
+        {.key = "messages_in_flight", .flag = "--messages-in-flight", .type = ParamType::count,
+         .type_name = "INT", .help = "messages in flight per connection", .low = 1,
+         .high = 1024}),
+    completion_path_row<SocketParams>(),
+};
 
 // The data file's pre-flight check (io/data_file.hpp), once per distinct request in this
 // process: parameters are parsed again after a run (results::point_result), when the file may have
@@ -83,57 +124,12 @@ void check_data_file_once(const io::DataFileRequest& r) {
   checked.insert(key);
 }
 
-CompletionPath parse_completion_path(const nlohmann::json& j) {
-  const std::string text = get_text(j, "completion_path", to_string(kDefaultCompletionPath));
-  if (text == "thread") return CompletionPath::thread;
-  if (text == "port") return CompletionPath::port;
-  throw BadInput{"--completion-path", "'" + text + "' is not thread or port"};
-}
-
-FileParams parse_file(const nlohmann::json& j) {
-  FileParams p;
-  p.completion_path = parse_completion_path(j);
-  p.path = get_text(j, "file", "");
-  p.size_mib = get_count(j, "file_size_mib", p.size_mib, 1, 1 << 20);
-  p.block_size = get_count(j, "block_size", p.block_size, 1, 16 << 20);
-  p.outstanding = get_count(j, "outstanding", p.outstanding, 1, 4096);
-  const std::string pattern = get_text(j, "pattern", "random");
-  if (pattern == "random") {
-    p.pattern = FilePattern::random;
-  } else if (pattern == "sequential") {
-    p.pattern = FilePattern::sequential;
-  } else {
-    throw BadInput{"--pattern", "'" + pattern + "' is not random or sequential"};
-  }
-  const std::string op = get_text(j, "op", "read");
-  if (op == "read") {
-    p.op = FileOp::read;
-  } else if (op == "write") {
-    p.op = FileOp::write;
-  } else if (op == "mixed") {
-    p.op = FileOp::mixed;
-  } else {
-    throw BadInput{"--op", "'" + op + "' is not read, write or mixed"};
-  }
-  if (has(j, "buffered")) {
-    if (!j["buffered"].is_boolean()) throw BadInput{"--buffered", "must be true or false"};
-    p.direct = !j["buffered"].get<bool>();
-  } else if (has(j, "direct")) {
-    if (!j["direct"].is_boolean()) throw BadInput{"--buffered", "direct must be true or false"};
-    p.direct = j["direct"].get<bool>();
-  }
-  if (has(j, "skip_port_share")) {
-    const auto& v = j["skip_port_share"];
-    if (!v.is_number()) throw BadInput{"--skip-port-share", "must be a fraction in [0, 0.99]"};
-    p.skip_port_share = v.get<double>();
-    if (!(p.skip_port_share >= 0 && p.skip_port_share <= 0.99)) {
-      throw BadInput{"--skip-port-share", "must be a fraction in [0, 0.99]"};
-    }
-    if (p.skip_port_share > 0 && !port::native_port_available()) {
-      throw BadInput{"--skip-port-share",
-                     "needs the kernel's I/O completion port (Windows: an OVERLAPPED whose event "
-                     "handle has its low bit set queues no packet); this OS has none"};
-    }
+// What no single row can check: the parameters together, and the machine.
+void check_file(const FileParams& p) {
+  if (p.skip_port_share > 0 && !port::native_port_available()) {
+    throw BadInput{"--skip-port-share",
+                   "needs the kernel's I/O completion port (Windows: an OVERLAPPED whose event "
+                   "handle has its low bit set queues no packet); this OS has none"};
   }
   if (p.direct && p.block_size % 512 != 0) {
     throw BadInput{"--block-size", std::to_string(p.block_size) +
@@ -143,43 +139,57 @@ FileParams parse_file(const nlohmann::json& j) {
   if (static_cast<std::uint64_t>(p.block_size) > (std::uint64_t{p.size_mib} << 20)) {
     throw BadInput{"--block-size", "larger than the file (--file-size-mib)"};
   }
-  if (has(j, "overwrite")) {
-    if (!j["overwrite"].is_boolean()) throw BadInput{"--overwrite", "must be true or false"};
-    p.overwrite = j["overwrite"].get<bool>();
-  }
   // The file itself (docs/reliability.md, "File safety"): usable as it is, or creatable; never changed here.
   check_data_file_once(data_file_request(p));
-  return p;
 }
 
-SocketParams parse_socket(const nlohmann::json& j) {
-  SocketParams p;
-  p.completion_path = parse_completion_path(j);
-  p.connections = get_count(j, "connections", p.connections, 1, 1024);
-  p.message_size = get_count(j, "message_size", p.message_size, 1, 1 << 20);
-  p.in_flight = get_count(j, "messages_in_flight", p.in_flight, 1, 1024);
+void check_socket(const SocketParams& p) {
   if (std::uint64_t{p.message_size} * p.in_flight > (std::uint64_t{64} << 20)) {
     throw BadInput{"--messages-in-flight", "message size x messages in flight exceeds 64 MiB"};
   }
-  return p;
 }
 
-const char* pattern_name(FilePattern p) {
-  return p == FilePattern::random ? "random" : "sequential";
-}
-const char* op_name(FileOp op) {
-  switch (op) {
-    case FileOp::read:
-      return "read";
-    case FileOp::write:
-      return "write";
-    case FileOp::mixed:
-      return "mixed";
-  }
-  return "read";
+// Results files and grids written before `direct` was the key said `buffered` (the flag's
+// own name); it still reads, as the flag's meaning.
+nlohmann::json buffered_as_direct(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("buffered") || j["buffered"].is_null()) return j;
+  if (!j["buffered"].is_boolean()) throw BadInput{"--buffered", "must be true or false"};
+  nlohmann::json out = j;
+  out["direct"] = !j["buffered"].get<bool>();
+  out.erase("buffered");
+  return out;
 }
 
 }  // namespace
+
+nlohmann::json with_current_keys(const nlohmann::json& params) { return buffered_as_direct(params); }
+
+std::span<const ParamRow<PostParams>> post_rows() { return kPostRows; }
+std::span<const ParamRow<FileParams>> file_rows() { return kFileRows; }
+std::span<const ParamRow<SocketParams>> socket_rows() { return kSocketRows; }
+
+std::vector<ParamListing> param_listing() {
+  std::vector<ParamListing> out;
+  const auto add = [&](const auto& rows, WorkloadKind workload) {
+    using Params = typename std::remove_cvref_t<decltype(rows.front())>::params_type;
+    const Params defaults;
+    for (const auto& r : rows) {
+      auto same = std::find_if(out.begin(), out.end(),
+                               [&](const ParamListing& l) {
+                                 return std::string_view(l.info->flag) == r.info.flag;
+                               });
+      if (same != out.end()) {
+        same->workloads.push_back(workload);
+        continue;
+      }
+      out.push_back({&r.info, {workload}, r.get(defaults, r.info)});
+    }
+  };
+  add(post_rows(), WorkloadKind::post);
+  add(file_rows(), WorkloadKind::file);
+  add(socket_rows(), WorkloadKind::socket);
+  return out;
+}
 
 WorkloadParams parse_workload_params(WorkloadKind workload, const nlohmann::json& params) {
   if (!params.is_null() && !params.is_object())
@@ -188,48 +198,42 @@ WorkloadParams parse_workload_params(WorkloadKind workload, const nlohmann::json
   out.workload = workload;
   switch (workload) {
     case WorkloadKind::post:
-      out.params = parse_post(params);
+      out.params = parse_rows(post_rows(), params);
       break;
-    case WorkloadKind::file:
-      out.params = parse_file(params);
+    case WorkloadKind::file: {
+      const FileParams file = parse_rows(file_rows(), with_current_keys(params));
+      check_file(file);
+      out.params = file;
       break;
-    case WorkloadKind::socket:
-      out.params = parse_socket(params);
+    }
+    case WorkloadKind::socket: {
+      const SocketParams socket = parse_rows(socket_rows(), params);
+      check_socket(socket);
+      out.params = socket;
       break;
+    }
   }
   return out;
 }
 
 nlohmann::json to_json(const WorkloadParams& wp) {
   if (const auto* p = std::get_if<PostParams>(&wp.params)) {
-    return {{"posters", p->posters},
-            {"in_flight", p->in_flight},
-            {"latency_sample_every", p->latency_sample_every},
-            {"mode", p->posters == 0 ? "closed_loop" : "streaming"}};
-  }
-  if (const auto* p = std::get_if<FileParams>(&wp.params)) {
-    nlohmann::json j = {{"file", p->path.empty() ? nlohmann::json() : nlohmann::json(p->path)},
-            {"file_size_mib", p->size_mib},
-            {"block_size", p->block_size},
-            {"pattern", pattern_name(p->pattern)},
-            {"op", op_name(p->op)},
-            {"outstanding", p->outstanding},
-            {"direct", p->direct}};
-    if (p->skip_port_share > 0) j["skip_port_share"] = p->skip_port_share;
-    if (p->overwrite) j["overwrite"] = true;
-    j["completion_path"] = to_string(p->completion_path);  // always: absent reads as thread
+    nlohmann::json j = rows_to_json(post_rows(), *p);
+    j["mode"] = p->posters == 0 ? "closed_loop" : "streaming";  // derived, for a reader
     return j;
   }
-  const auto& s = std::get<SocketParams>(wp.params);
-  nlohmann::json j = {{"connections", s.connections},
-                      {"message_size", s.message_size},
-                      {"messages_in_flight", s.in_flight}};
-  j["completion_path"] = to_string(s.completion_path);  // always: absent reads as thread
-  return j;
+  if (const auto* p = std::get_if<FileParams>(&wp.params)) return rows_to_json(file_rows(), *p);
+  return rows_to_json(socket_rows(), std::get<SocketParams>(wp.params));
 }
 
 const char* to_string(CompletionPath path) {
   return path == CompletionPath::port ? "port" : "thread";
+}
+
+std::optional<CompletionPath> completion_path_of(const WorkloadParams& wp) {
+  if (const auto* f = std::get_if<FileParams>(&wp.params)) return f->completion_path;
+  if (const auto* s = std::get_if<SocketParams>(&wp.params)) return s->completion_path;
+  return std::nullopt;
 }
 
 bool takes_completion_path(WorkloadKind workload) {

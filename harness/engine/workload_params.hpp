@@ -1,13 +1,19 @@
 #pragma once
-// Workload parameters: parsed and checked once (from CLI flags or from a results file's
-// workload_params), with every bad value reported as BadInput naming its flag.
+// Workload parameters: a typed struct per workload, declared as rows (engine/param_rows.hpp),
+// parsed and checked once at the edge (the CLI's flags, a grid, a results file's
+// workload_params), with every bad value reported as BadInput naming its flag. A point carries
+// them typed (engine::PointSpec); JSON is their form in results files only.
 
+#include <optional>
+#include <span>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/kinds.hpp"
+#include "engine/param_rows.hpp"
 #include "io/data_file.hpp"
 
 namespace iocpbench::workloads {
@@ -24,8 +30,8 @@ struct PostParams {
 enum class FilePattern { random, sequential };
 
 // How I/O completions reach the port on Linux (harness/io/completion_source_linux.hpp): `port` (the
-// default), no thread: the port reads the ring itself and the workers submit their own I/O;
-// `thread`, a completion thread that reaps the ring and posts. Windows ignores it (the kernel
+// default), no thread: the port reads the kernel's completions itself and the workers submit
+// their own I/O; `thread`, a completion thread that reaps them and posts. Windows ignores it (the kernel
 // queues completions into the port). Every file and socket point records it in
 // workload_params; a results file written before it was recorded was measured on `thread`
 // (kLegacyCompletionPath: absent = thread). The point id names it only when not the default.
@@ -35,6 +41,9 @@ inline constexpr CompletionPath kLegacyCompletionPath = CompletionPath::thread;
 const char* to_string(CompletionPath path);
 // The workloads whose I/O completions take a completion path (file, socket; not post).
 bool takes_completion_path(WorkloadKind workload);
+struct WorkloadParams;
+// A file or socket point's completion path; nullopt for post.
+std::optional<CompletionPath> completion_path_of(const WorkloadParams& params);
 enum class FileOp { read, write, mixed };
 
 struct FileParams {
@@ -66,15 +75,29 @@ struct WorkloadParams {
   std::variant<PostParams, FileParams, SocketParams> params;
 };
 
-// `params` holds any of the keys below (numbers as JSON numbers, --buffered as a bool; the
-// normalised output of to_json is accepted back); absent keys take the defaults. Keys of other
-// workloads are ignored. Throws BadInput{"--flag", reason}.
-//   post:   posters, in_flight, latency_sample_every
-//   file:   file, file_size_mib, block_size, pattern, op, outstanding, buffered | direct,
-//           skip_port_share (Windows)
-//   socket: connections, message_size, messages_in_flight
-//   file and socket: completion_path (absent: kDefaultCompletionPath)
+// Each workload's parameters, one row each (engine/param_rows.hpp): key, flag, type, range,
+// help. The structs above hold the defaults.
+std::span<const ParamRow<PostParams>> post_rows();
+std::span<const ParamRow<FileParams>> file_rows();
+std::span<const ParamRow<SocketParams>> socket_rows();
+
+// Every workload parameter once per flag, for the CLI: its row, the workloads that take it
+// (--completion-path: file and socket) and its default, in the tables' order.
+struct ParamListing {
+  const ParamInfo* info;
+  std::vector<WorkloadKind> workloads;
+  nlohmann::json default_value;  // null: none (--file)
+};
+std::vector<ParamListing> param_listing();
+
+// Parsed and checked by the rows, then together (a direct I/O's block size, the data file's
+// pre-flight check): absent keys take the defaults, keys of other workloads are ignored.
+// `params` is the results' form (to_json's output reads back) or the CLI's (the flags' values
+// under the rows' keys). Throws BadInput{"--flag", reason}.
 WorkloadParams parse_workload_params(WorkloadKind workload, const nlohmann::json& params);
+// `params` with the keys of files written before today's rows (`buffered: true` for
+// `direct: false`), so that a grid read back compares with one from today's flags.
+nlohmann::json with_current_keys(const nlohmann::json& params);
 // Every parameter, defaults included (the results' workload_params).
 nlohmann::json to_json(const WorkloadParams& params);
 

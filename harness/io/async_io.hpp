@@ -25,6 +25,7 @@
 #include "core/kinds.hpp"
 #include "metrics/usage.hpp"
 #include "port/completion_port.hpp"
+#include "port/worker_io.hpp"
 
 namespace iocpbench::io {
 
@@ -47,7 +48,11 @@ struct TransportProgress {
 };
 
 // What every transport answers, whichever handles it drives.
-class Transport {
+// It is also the pool's view of the workers' own I/O (port::WorkerIo): Windows keeps its
+// defaults (the kernel queues every completion, and does not cancel a thread's I/O on a
+// port-associated handle when it exits: thread-agnostic I/O since Vista); Linux's rings answer
+// in RingTransport (source_set_linux.hpp).
+class Transport : public port::WorkerIo {
  public:
   Transport() = default;
   virtual ~Transport() = default;
@@ -64,12 +69,6 @@ class Transport {
   virtual std::uint64_t errors() const = 0;
   // The watchdog's counts; false where the backend keeps none live.
   virtual bool progress(TransportProgress& out) const = 0;
-  // Whether workers submit the I/O themselves on a shared port (Linux's port path), so that a
-  // worker's exit could cancel it (Workload::worker_has_io_pending).
-  virtual bool workers_submit() const = 0;
-  // Per-thread dispatch where the worker reaps its own ring (Workload::pumps / pump).
-  virtual bool pumps(unsigned worker) const = 0;
-  virtual int pump(unsigned worker, unsigned wait_us) = 0;
 };
 
 // --skip-on-success on: whether this OS has FILE_SKIP_COMPLETION_PORT_ON_SUCCESS (Windows), and

@@ -142,6 +142,9 @@ class CompletionSource {
   // operations are in flight) and posts it. Returns the packets posted, or -1 at once when
   // nothing is in flight.
   virtual int pump(unsigned /*wait_us*/) { return -1; }
+  // Whether operations are in flight, from any thread; true where the source cannot tell
+  // without a race (the completion thread's count is its own).
+  virtual bool in_flight() const { return true; }
   // Stops the completion thread: operations still in flight are cancelled and their
   // completions dropped (bounded wait). Idempotent; the destructor calls it.
   virtual void stop() = 0;

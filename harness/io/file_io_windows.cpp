@@ -173,10 +173,6 @@ class OverlappedFileIo final : public FileIo {
   }
 
   bool progress(TransportProgress&) const override { return false; }  // no live counts yet
-  bool workers_submit() const override { return false; }  // thread-agnostic I/O since Vista
-  bool pumps(unsigned) const override { return false; }
-
-  int pump(unsigned, unsigned) override { return -1; }
 
  private:
   void open_file() {

@@ -360,13 +360,6 @@ class OverlappedSocketIo final : public SocketIo {
   // No live counts for the watchdog yet.
   bool progress(TransportProgress&) const override { return false; }
 
-  // Windows does not cancel a thread's I/O on a port-associated handle when it exits (Vista on).
-  bool workers_submit() const override { return false; }
-
-  bool pumps(unsigned) const override { return false; }
-
-  int pump(unsigned, unsigned) override { return -1; }
-
  private:
   SocketIoOptions options_;
   SOCKET listener_ = INVALID_SOCKET;

@@ -47,15 +47,23 @@ class SourceSet {
   // still in flight). Idempotent.
   void close();
   bool live() const { return !sources_.empty(); }
+  bool per_thread() const { return per_thread_; }
 
   // The source of an operation: its unit (IoOp::index) mod the number of sources.
   CompletionSource& source_for(const IoOp& op) { return *sources_[op.index % sources_.size()]; }
   void submit(IoOp& op) { source_for(op).submit(op); }
 
-  // Per-thread dispatch: worker w reaps source w itself (Workload::pumps / pump).
+  // Per-thread dispatch: worker w reaps source w itself (port::WorkerIo::fetches / fetch).
   bool pumps(unsigned worker) const { return per_thread_ && worker < sources_.size(); }
   int pump(unsigned worker, unsigned wait_us) {
     return worker < sources_.size() ? sources_[worker]->pump(wait_us) : -1;
+  }
+  // Whether any source has operations in flight (false once closed).
+  bool in_flight() const {
+    for (const auto& source : sources_) {
+      if (source->in_flight()) return true;
+    }
+    return false;
   }
 
   // The watchdog's counts (Transport::progress): false once closed.
@@ -91,11 +99,17 @@ class RingTransport : public Base {
  public:
   std::uint64_t errors() const override { return sources_.stats().post_failures; }
   bool progress(TransportProgress& out) const override { return sources_.progress(out); }
+  // The pool's view (port::WorkerIo). Per-thread dispatch: worker w reaps its own ring.
+  bool fetches(unsigned worker) const override { return sources_.pumps(worker); }
+  int fetch(unsigned worker, unsigned wait_us) override { return sources_.pump(worker, wait_us); }
   // The port path: the workers submit the I/O, which io_uring ties to the submitting thread
-  // and cancels when it exits. (The thread path's completion thread is the only submitter.)
-  bool workers_submit() const override { return workers_submit_; }
-  bool pumps(unsigned worker) const override { return sources_.pumps(worker); }
-  int pump(unsigned worker, unsigned wait_us) override { return sources_.pump(worker, wait_us); }
+  // and cancels when it exits; any worker may have submitted what is in flight. (The thread
+  // path's completion thread is the only submitter.)
+  bool io_pending(unsigned) const override { return workers_submit_ && sources_.in_flight(); }
+  // The workers' waits in their own rings (io_uring_enter calls that waited).
+  std::uint64_t fetch_waits() const override {
+    return sources_.per_thread() ? sources_.stats().parks : 0;
+  }
 
  protected:
   void open_sources(const SourceSetOptions& options) {

@@ -207,11 +207,9 @@ RunRecord run_record(const RunResult& r) {
 }
 
 PointResult point_result(const PointSpec& spec, const std::vector<RunResult>& runs) {
-  const workloads::WorkloadParams params =
-      workloads::parse_workload_params(spec.workload, spec.workload_params);
   PointResult point;
   point.spec = {{"workload", to_string(spec.workload)},
-                {"workload_params", workloads::to_json(params)},
+                {"workload_params", workloads::to_json(spec.workload_params)},
                 {"port", std::string(port::to_string(spec.port))},
                 {"dispatch", to_string(spec.dispatch)},
                 {"metrics", spec.metrics},
@@ -239,7 +237,7 @@ PointResult point_result(const PointSpec& spec, const std::vector<RunResult>& ru
   if (spec.working_set_kib > 0) point.spec["working_set_kib"] = spec.working_set_kib;
   // Only for open-loop points: closed-loop results read as before.
   if (spec.open_loop.enabled()) point.spec["open_loop"] = open_loop_spec_json(spec.open_loop);
-  if (const auto peers = peer_commands(spec, params)) point.peer_commands = to_json(*peers);
+  if (const auto peers = peer_commands(spec, spec.workload_params)) point.peer_commands = to_json(*peers);
   for (const auto& r : runs) point.runs.push_back(run_record(r));
   summarize(point);
   return point;

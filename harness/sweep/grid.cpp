@@ -238,7 +238,8 @@ std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
             point.blocking_profile = grid.blocking_profile;
             point.timeline_ms = grid.timeline_ms;
             point.workload = workload;
-            point.workload_params = grid.workload_params;
+            // Parsed here, once per workload: the points carry them typed.
+            point.workload_params = workloads::parse_workload_params(workload, grid.workload_params);
             point.port = backend;
             point.concurrency = c;
             point.concurrency_value = c.resolve(logical_cpus);
@@ -291,7 +292,7 @@ std::string point_id(const engine::PointSpec& point) {
   // Placements only when they pin: ids from before placements stay as they were.
   if (point.affinity.pins()) id << "/affinity=" << point.affinity.text;
   if (point.load_affinity.pins()) id << "/load-affinity=" << point.load_affinity.text;
-  id << completion_path_id_suffix(point.workload, point.workload_params);
+  id << completion_path_id_suffix(point.workload_params);
   // A blocking profile only when given: ids without one stay as they were.
   if (point.blocking_profile) id << "/profile=" << point.blocking_profile->text;
   // Open loop only: closed-loop ids stay as they were.
@@ -312,6 +313,12 @@ std::string completion_path_id_suffix(WorkloadKind workload,
   const std::string path = found->get<std::string>();
   if (path == workloads::to_string(workloads::kDefaultCompletionPath)) return {};
   return "/cp=" + path;
+}
+
+std::string completion_path_id_suffix(const workloads::WorkloadParams& params) {
+  const auto path = workloads::completion_path_of(params);
+  if (!path || *path == workloads::kDefaultCompletionPath) return {};
+  return std::string("/cp=") + workloads::to_string(*path);
 }
 
 namespace {
@@ -452,7 +459,9 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
     if (j.contains("blocking_kind")) grid.blocking_kind = parse_blocking_kind_flag(j.at("blocking_kind").get<std::string>(), "--blocking-kind");
     if (j.contains("work_us")) grid.work_us = j.at("work_us").get<double>();
     if (j.contains("working_set_kib")) grid.working_set_kib = j.at("working_set_kib").get<std::uint32_t>();
-    if (j.contains("workload_params")) grid.workload_params = j.at("workload_params");
+    if (j.contains("workload_params")) {
+      grid.workload_params = workloads::with_current_keys(j.at("workload_params"));
+    }
     if (j.contains("repetitions")) grid.repetitions = j.at("repetitions").get<unsigned>();
     if (j.contains("duration_s")) grid.duration_s = j.at("duration_s").get<double>();
     if (j.contains("warmup_s")) grid.warmup_s = j.at("warmup_s").get<double>();

@@ -102,6 +102,8 @@ std::string point_id(const engine::PointSpec& point);
 // with it (completion_path_compat.hpp).
 std::string completion_path_id_suffix(WorkloadKind workload,
                                       const nlohmann::json& workload_params);
+// The same for a point's typed parameters.
+std::string completion_path_id_suffix(const workloads::WorkloadParams& params);
 
 // The grid part of the results' `sweep` block (what --resume compares).
 nlohmann::json grid_to_json(const Grid& grid);

@@ -191,14 +191,9 @@ class FileWorkload final : public Workload {
     return io_->errors() + skip_errors_.load() + skip_packets_seen_.load();
   }
 
-  // A self-sizing pool keeps a worker whose exit would cancel I/O in flight (the transport
-  // says whether workers submit their own).
-  bool worker_has_io_pending(unsigned) const override {
-    return io_->workers_submit() && outstanding_.load(std::memory_order_relaxed) > 0;
-  }
-
-  bool pumps(unsigned worker) const override { return io_->pumps(worker); }
-  int pump(unsigned worker, unsigned wait_us) override { return io_->pump(worker, wait_us); }
+  // The workers' own I/O, as the transport sees it (whether a worker fetches its completions
+  // itself, whether its exit could cancel I/O in flight).
+  port::WorkerIo* worker_io() const override { return io_.get(); }
 
   std::string stall_report() const override {
     io::TransportProgress s;

@@ -212,11 +212,9 @@ class SocketWorkload final : public Workload {
     return j;
   }
 
-  bool worker_has_io_pending(unsigned) const override { return io_->workers_submit(); }
-
-  // Per-thread ports: worker w reaps its own ring (connections w, w+R, ...).
-  bool pumps(unsigned worker) const override { return io_->pumps(worker); }
-  int pump(unsigned worker, unsigned wait_us) override { return io_->pump(worker, wait_us); }
+  // The workers' own I/O, as the transport sees it (per-thread ports: worker w fetches the
+  // completions of connections w, w+R, ...).
+  port::WorkerIo* worker_io() const override { return io_.get(); }
 
   std::string stall_report() const override {
     io::TransportProgress s;

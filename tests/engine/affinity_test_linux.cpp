@@ -21,7 +21,7 @@ using namespace iocpbench;
 engine::PointSpec post_point() {
   engine::PointSpec spec;
   spec.workload = WorkloadKind::post;
-  spec.workload_params = {{"posters", 2}, {"in_flight", 64}};
+  spec.workload_params = iocpbench::workloads::parse_workload_params(spec.workload, {{"posters", 2}, {"in_flight", 64}});
   spec.port = port::Backend::emulated;
   spec.concurrency = {"2", 0, 2};
   spec.concurrency_value = 2;

@@ -300,7 +300,7 @@ TEST(ThreadSchedClock, ARealSleepIsBlockedTimeAndThePartsAddUpToTheWallTime) {
 engine::PointSpec one_thread_post(double work_us, double ratio, double duration_s) {
   engine::PointSpec spec;
   spec.workload = iocpbench::WorkloadKind::post;
-  spec.workload_params = {{"posters", 1}, {"in_flight", 4}};
+  spec.workload_params = iocpbench::workloads::parse_workload_params(spec.workload, {{"posters", 1}, {"in_flight", 4}});
   spec.concurrency = {"1", 0, 1};
   spec.concurrency_value = 1;
   spec.pool = core::CountSpec{"1", 0, 1};

@@ -203,7 +203,7 @@ TEST(BatchSizes, ExactCountsUpToSixteenAndPowersOfTwoAbove) {
 engine::PointSpec post_point(unsigned batch) {
   engine::PointSpec spec;
   spec.workload = WorkloadKind::post;
-  spec.workload_params = {{"posters", 1}, {"in_flight", 64}};
+  spec.workload_params = iocpbench::workloads::parse_workload_params(spec.workload, {{"posters", 1}, {"in_flight", 64}});
   spec.port = port::Backend::emulated;
   spec.concurrency = {"2", 0, 2};
   spec.concurrency_value = 2;

@@ -22,10 +22,10 @@ TEST(WatchdogRun, FileWorkloadReportNamesTheCompletionSource) {
   std::filesystem::create_directories(dir);
   iocpbench::engine::PointSpec spec;
   spec.workload = iocpbench::WorkloadKind::file;
-  spec.workload_params = {{"file", (dir / "data.bin").string()},
-                          {"file_size_mib", 4},
-                          {"buffered", true},
-                          {"outstanding", 8}};
+  spec.workload_params = iocpbench::workloads::parse_workload_params(spec.workload, {{"file", (dir / "data.bin").string()},
+                                                                  {"file_size_mib", 4},
+                                                                  {"direct", false},
+                                                                  {"outstanding", 8}});
   spec.concurrency = {"2", 0, 2};
   spec.concurrency_value = 2;
   spec.pool = iocpbench::core::CountSpec{"4", 0, 4};

@@ -80,7 +80,7 @@ TEST(ProgressBoard, CountsPacketsAndWhereThreadsAre) {
 PointSpec post_spec() {
   PointSpec spec;
   spec.workload = iocpbench::WorkloadKind::post;
-  spec.workload_params = {{"posters", 0}, {"in_flight", 8}};  // closed loop: the pool re-posts
+  spec.workload_params = iocpbench::workloads::parse_workload_params(spec.workload, {{"posters", 0}, {"in_flight", 8}});  // closed loop: the pool re-posts
   spec.concurrency = {"2", 0, 2};
   spec.concurrency_value = 2;
   spec.pool = iocpbench::core::CountSpec{"4", 0, 4};

@@ -183,3 +183,39 @@ def test_short_names_work(binary, tmp_path):
     point = json.loads(out.read_text())["points"][0]
     assert point["workload"] == "post" and point["pool"]["value"] == 2
     assert point["duration_s"] == 0.1
+
+
+def workload_ranges(binary) -> dict[str, tuple[str, int, int]]:
+    """{flag: (type name, low, high)} of the workload flags whose help ends with a whole range."""
+    text = help_text(binary, "run", columns=400)
+    ranges = {}
+    # A long flag puts its help on the next line.
+    for match in re.finditer(r"^  (--[\w-]+) (INT|BYTES|MIB)=\S+\s+.*\((\d+)\.\.(\d+)(?: bytes| MiB)?\)$",
+                             text, re.M):
+        flag, type_name, low, high = match.groups()
+        ranges[flag] = (type_name, int(low), int(high))
+    return ranges
+
+
+def test_the_range_help_shows_is_the_range_run_checks(binary, tmp_path):
+    """One row gives both: a value past the shown range is refused naming the flag, before any
+    run, and nothing is written."""
+    ranges = workload_ranges(binary)
+    expected = {"--posters", "--in-flight", "--latency-sample-every", "--file-size-mib",
+                "--block-size", "--outstanding", "--connections", "--message-size",
+                "--messages-in-flight"}
+    assert set(ranges) == expected
+    workload_of = {"--posters": "post", "--in-flight": "post", "--latency-sample-every": "post",
+                   "--connections": "socket", "--message-size": "socket",
+                   "--messages-in-flight": "socket"}
+    out = tmp_path / "never.json"
+    for flag, (type_name, low, high) in ranges.items():
+        workload = workload_of.get(flag, "file")
+        for value in ([high + 1] if low == 0 else [low - 1, high + 1]):
+            # A size's plain number is in the flag's own unit (MiB for --file-size-mib).
+            done = run(binary, "run", "-w", workload, flag, str(value), "--json", str(out), timeout=60)
+            assert done.returncode == 2, (flag, value, done.stdout, done.stderr)
+            line = done.stderr.strip()
+            assert line.startswith(f"iocpbench: {flag}:") and "\n" not in line, line
+            assert str(high if value > high else low) in line, line
+    assert not out.exists()

@@ -17,7 +17,7 @@ namespace iocpbench::test_support {
 class CountingWorkload final : public workloads::Workload {
  public:
   explicit CountingWorkload(bool counted = false, bool io_pending = false)
-      : counted_(counted), io_pending_(io_pending) {}
+      : counted_(counted), io_(io_pending) {}
   std::string_view name() const override { return "counting"; }
   void open(const workloads::RunEnv&) override {}
   void start() override {}
@@ -32,12 +32,18 @@ class CountingWorkload final : public workloads::Workload {
   bool drain(std::chrono::steady_clock::time_point) override { return true; }
   void close() override {}
   nlohmann::json stats(double) const override { return nlohmann::json::object(); }
-  bool worker_has_io_pending(unsigned) const override { return io_pending_; }
+  port::WorkerIo* worker_io() const override { return &io_; }
   std::atomic<std::uint64_t> handled{0};
 
  private:
+  // Every worker has I/O of its own in flight (or none), as the port path's transports say.
+  struct PendingIo final : port::WorkerIo {
+    explicit PendingIo(bool is_pending) : pending(is_pending) {}
+    bool io_pending(unsigned) const override { return pending; }
+    const bool pending;
+  };
   bool counted_;
-  bool io_pending_;
+  mutable PendingIo io_;
 };
 
 }  // namespace iocpbench::test_support

@@ -274,7 +274,7 @@ TEST(PointId, CompletionPathSuffixOnlyForIoAndOnlyWhenNotTheDefault) {
   EXPECT_EQ(completion_path_id_suffix(WorkloadKind::post, thread), "") << "post ids never name a path";
   engine::PointSpec spec;
   spec.workload = WorkloadKind::file;
-  spec.workload_params = thread;
+  spec.workload_params = workloads::parse_workload_params(spec.workload, thread);
   const std::string id = point_id(spec);
   ASSERT_GE(id.size(), 10u);
   EXPECT_EQ(id.substr(id.size() - 10), "/cp=thread") << "point_id ends with the suffix";

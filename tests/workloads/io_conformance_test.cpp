@@ -225,6 +225,27 @@ TEST_P(IoConformance, RunningThreadTakesTheCompletionItself) {
   EXPECT_EQ(got_b.get().status, RemoveStatus::timeout);
 }
 
+// What a self-sizing pool asks before a worker leaves (port::WorkerIo::io_pending, which the
+// port path's transports answer from their sources): whether an operation is in flight, from
+// its submit until its completion is taken from the port, and not after.
+TEST_P(IoConformance, InFlightFromTheSubmitUntilTheCompletionIsTaken) {
+  Rig rig(1, GetParam());
+  SocketPair pair;
+  char buf[1];
+  IoOp op = recv_op(pair.server, buf, 7);
+  EXPECT_FALSE(rig.source->in_flight()) << "nothing submitted";
+  rig.source->submit(op);
+  EXPECT_TRUE(rig.source->in_flight()) << "a receive waits for data";
+  pair.send_byte();
+  PortActor a;
+  auto got = iocpbench::port::async_remove(a, *rig.port, 5s);
+  ASSERT_EQ(got.wait_for(kBound), std::future_status::ready);
+  const RemoveOutcome out = got.get();
+  ASSERT_EQ(out.status, RemoveStatus::ok);
+  EXPECT_EQ(out.packet.key, 7u);
+  EXPECT_FALSE(rig.source->in_flight()) << "its completion was taken: nothing in flight";
+}
+
 // Data already there when the receive is armed (readiness: the socket's first arm adds it while
 // readable), data a receive left behind (a 1-byte buffer, 2 bytes sent: no new edge comes for
 // the second), then a receive that must wait for data: each completes, none early, none lost.
@@ -287,7 +308,7 @@ TEST(SwitchAttribution, SplitsTheCountsByTheirCause) {
 TEST(SwitchAttribution, OwnRingWaitsArePortWaits) {
   iocpbench::engine::SwitchCounts c;
   c.workers_voluntary = 900;
-  c.own_ring_waits = 1000;  // counted over the whole run: bounded by the window's switches
+  c.own_io_waits = 1000;  // counted over the whole run: bounded by the window's switches
   const nlohmann::json a = iocpbench::results::attribution_json(iocpbench::engine::attribute_switches(c));
   EXPECT_EQ(a["iocp_model"]["port_waits"], 900);
   EXPECT_EQ(a["emulation"]["total"], 0);
@@ -343,14 +364,14 @@ TEST(CompletionPathRecord, EveryIoPointRecordsItAndTheIdNamesItOnlyWhenNotTheDef
   iocpbench::engine::PointSpec spec;
   spec.workload = iocpbench::WorkloadKind::socket;
   const std::string id = iocpbench::sweep::point_id(spec);
-  spec.workload_params = {{"completion_path", "port"}};
+  spec.workload_params = iocpbench::workloads::parse_workload_params(spec.workload, {{"completion_path", "port"}});
   EXPECT_EQ(iocpbench::sweep::point_id(spec), id);
-  spec.workload_params = {{"completion_path", "thread"}};
+  spec.workload_params = iocpbench::workloads::parse_workload_params(spec.workload, {{"completion_path", "thread"}});
   EXPECT_EQ(iocpbench::sweep::point_id(spec), id + "/cp=thread");
   spec.workload = iocpbench::WorkloadKind::post;
-  spec.workload_params = nlohmann::json::object();
+  spec.workload_params = iocpbench::workloads::parse_workload_params(spec.workload, nlohmann::json::object());
   const std::string post_id = iocpbench::sweep::point_id(spec);
-  spec.workload_params = {{"completion_path", "thread"}};
+  spec.workload_params = iocpbench::workloads::parse_workload_params(spec.workload, {{"completion_path", "thread"}});
   EXPECT_EQ(iocpbench::sweep::point_id(spec), post_id) << "post ids never name a path";
 }
 
@@ -449,7 +470,7 @@ iocpbench::engine::PointSpec lifo_spec(iocpbench::WorkloadKind workload, nlohman
   iocpbench::engine::PointSpec spec;
   spec.workload = workload;
   params["completion_path"] = "port";
-  spec.workload_params = std::move(params);
+  spec.workload_params = iocpbench::workloads::parse_workload_params(workload, params);
   spec.concurrency = {"N", 1, 0};
   spec.concurrency_value = n_cpus();
   spec.pool = iocpbench::core::CountSpec{"2N+2", 2, 2};

@@ -23,7 +23,7 @@ PointSpec open_spec(WorkloadKind workload, double rate, nlohmann::json params = 
   const unsigned n = iocpbench::platform::logical_cpus();
   PointSpec spec;
   spec.workload = workload;
-  spec.workload_params = std::move(params);
+  spec.workload_params = iocpbench::workloads::parse_workload_params(workload, params);
   spec.concurrency = {"N", 1, 0};
   spec.concurrency_value = n;
   spec.pool = iocpbench::core::CountSpec{"2N", 2, 0};

@@ -27,7 +27,7 @@ using iocpbench::engine::RunResult;
 PointSpec spec_for(Backend port, iocpbench::WorkloadKind workload, nlohmann::json params) {
   PointSpec spec;
   spec.workload = workload;
-  spec.workload_params = std::move(params);
+  spec.workload_params = iocpbench::workloads::parse_workload_params(workload, params);
   spec.port = port;
   spec.concurrency = {"2", 0, 2};
   spec.concurrency_value = 2;

@@ -35,7 +35,7 @@ unsigned n_cpus() {
 PointSpec spec_for(iocpbench::WorkloadKind workload, nlohmann::json params = nlohmann::json::object()) {
   PointSpec spec;
   spec.workload = workload;
-  spec.workload_params = std::move(params);
+  spec.workload_params = iocpbench::workloads::parse_workload_params(workload, params);
   spec.concurrency = {"N", 1, 0};
   spec.concurrency_value = n_cpus();
   spec.pool = iocpbench::core::CountSpec{"2N", 2, 0};
@@ -285,33 +285,71 @@ TEST(Validation, EveryBadValueNamesItsFlag) {
   EXPECT_EQ(with([](PointSpec& s) { s.blocking_ratio = 0.5; s.work_us = 10; }), "(accepted)");
   EXPECT_EQ(with([](PointSpec& s) { s.duration_s = 0; }), "--duration");
   EXPECT_EQ(with([](PointSpec& s) { s.warmup_s = -1; }), "--warmup");
-  EXPECT_EQ(with([](PointSpec& s) { s.workload_params = {{"in_flight", 0}}; }), "--in-flight");
-  EXPECT_EQ(with([](PointSpec& s) { s.workload_params = {{"posters", -1}}; }), "--posters");
-  EXPECT_EQ(with([](PointSpec& s) {
-              s.workload = iocpbench::WorkloadKind::file;
-              s.workload_params = {{"block_size", 1000}};
-            }),
-            "--block-size");
-  EXPECT_EQ(with([](PointSpec& s) {
-              s.workload = iocpbench::WorkloadKind::file;
-              s.workload_params = {{"block_size", 1000}, {"buffered", true}};
-            }),
-            "(accepted)");
-  EXPECT_EQ(with([](PointSpec& s) {
-              s.workload = iocpbench::WorkloadKind::file;
-              s.workload_params = {{"pattern", "zigzag"}};
-            }),
-            "--pattern");
-  EXPECT_EQ(with([](PointSpec& s) {
-              s.workload = iocpbench::WorkloadKind::socket;
-              s.workload_params = {{"connections", 0}};
-            }),
-            "--connections");
-  EXPECT_EQ(with([](PointSpec& s) {
-              s.workload = iocpbench::WorkloadKind::socket;
-              s.workload_params = {{"message_size", 0}};
-            }),
-            "--message-size");
+}
+
+// The flag a workload's parameters are refused for, or "(accepted)".
+std::string bad_param_flag(iocpbench::WorkloadKind workload, const nlohmann::json& params) {
+  try {
+    iocpbench::workloads::parse_workload_params(workload, params);
+    return "(accepted)";
+  } catch (const iocpbench::BadInput& e) {
+    return e.flag;
+  }
+}
+
+TEST(WorkloadParams, EveryBadValueNamesItsFlag) {
+  using iocpbench::WorkloadKind;
+  EXPECT_EQ(bad_param_flag(WorkloadKind::post, {{"in_flight", 0}}), "--in-flight");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::post, {{"posters", -1}}), "--posters");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::post, {{"posters", 65}}), "--posters");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::post, {{"posters", 1.5}}), "--posters");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::file, {{"block_size", 1000}}), "--block-size");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::file, {{"block_size", 1000}, {"buffered", true}}), "(accepted)");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::file, {{"block_size", 1000}, {"direct", false}}), "(accepted)");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::file, {{"pattern", "zigzag"}}), "--pattern");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::file, {{"op", 3}}), "--op");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::file, {{"outstanding", 4097}}), "--outstanding");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::file, {{"direct", "yes"}}), "--buffered");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::file, {{"skip_port_share", 1.0}}), "--skip-port-share");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::socket, {{"connections", 0}}), "--connections");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::socket, {{"message_size", 0}}), "--message-size");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::socket, {{"message_size", 1 << 20}, {"messages_in_flight", 65}}),
+            "--messages-in-flight");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::socket, {{"completion_path", "ring"}}), "--completion-path");
+  EXPECT_EQ(bad_param_flag(WorkloadKind::post, {{"completion_path", "ring"}}), "(accepted)")
+      << "another workload's keys are ignored";
+}
+
+// Every row's value goes out in to_json and comes back in parse as it was, and what was not
+// given comes out as the struct's default.
+TEST(WorkloadParams, RowsRoundTripThroughTheResultsForm) {
+  using iocpbench::WorkloadKind;
+  using iocpbench::workloads::parse_workload_params;
+  const nlohmann::json file = {{"file_size_mib", 8}, {"block_size", 8192}, {"pattern", "sequential"},
+                               {"op", "read"}, {"outstanding", 7}, {"direct", false},
+                               {"completion_path", "thread"}};
+  const nlohmann::json out = to_json(parse_workload_params(WorkloadKind::file, file));
+  for (const auto& [key, value] : file.items()) EXPECT_EQ(out.at(key), value) << key;
+  EXPECT_TRUE(out.at("file").is_null()) << "no --file: the default file";
+  EXPECT_FALSE(out.contains("overwrite")) << "left out at its default";
+  EXPECT_FALSE(out.contains("skip_port_share")) << "left out at its default";
+  EXPECT_EQ(to_json(parse_workload_params(WorkloadKind::file, out)), out);
+  const nlohmann::json post = to_json(parse_workload_params(WorkloadKind::post, {{"posters", 0}}));
+  EXPECT_EQ(post.at("posters"), 0);
+  EXPECT_EQ(post.at("in_flight"), iocpbench::workloads::PostParams{}.in_flight);
+  EXPECT_EQ(post.at("mode"), "closed_loop");
+  const nlohmann::json socket =
+      to_json(parse_workload_params(WorkloadKind::socket, {{"messages_in_flight", 3}}));
+  EXPECT_EQ(socket.at("messages_in_flight"), 3);
+  EXPECT_EQ(socket.at("completion_path"), "port");
+}
+
+// A point's parameters belong to its workload: a caller that changes the workload without them
+// is told at once, not run with another workload's settings.
+TEST(Validation, ParametersOfAnotherWorkloadAreACallersSlip) {
+  PointSpec spec = spec_for(iocpbench::WorkloadKind::post);
+  spec.workload = iocpbench::WorkloadKind::socket;
+  EXPECT_THROW(iocpbench::engine::validate_point(spec), std::invalid_argument);
 }
 
 TEST(ResultsShape, PointAndRunCarryTheContractNames) {
