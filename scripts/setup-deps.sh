@@ -30,7 +30,7 @@ packages=(
   libbenchmark-dev libgtest-dev nlohmann-json3-dev libcli11-dev liburing-dev libboost-dev
   fio
   python3 python3-venv python3-setuptools python3-pip python3-matplotlib python3-numpy
-  python3-scipy python3-pytest python3-jsonschema python3-yaml
+  python3-scipy python3-pytest python3-pytest-xdist python3-jsonschema python3-yaml
 )
 # The headless browser of the report's rendering test: Debian's package is `chromium`; Ubuntu
 # has no such package (its chromium is a snap), and the runners' jobs do not run that test.

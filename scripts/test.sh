@@ -21,7 +21,9 @@ stage "AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake --workflow --preset asan
 
 stage "Python: analysis tests, and the CLI driven end to end (sweep, resume, bad input)"
-IOCPBENCH_BIN=build/release/harness/iocpbench .venv/bin/python -m pytest -q --durations=10 tests/python tests/integration
+# Two workers (pytest-xdist): most of a test's time is a Python or iocpbench process starting,
+# and no test asserts a timing or a quiet machine.
+IOCPBENCH_BIN=build/release/harness/iocpbench .venv/bin/python -m pytest -q -n 2 --durations=10 tests/python tests/integration
 stage "Windows: MinGW-w64 cross build, every test and each workload under Wine"
 scripts/test-windows.sh
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -73,7 +74,7 @@ T decode(const nlohmann::json& value, const ParamInfo& info) {
     for (std::size_t i = 0; i < info.choices.size(); ++i) {
       if (text == info.choices[i]) return static_cast<T>(i);
     }
-    return T{};  // unreachable: checked_value accepted it
+    throw std::logic_error("a choice its row does not have");  // checked_value refused it first
   } else {
     return value.get<T>();
   }
