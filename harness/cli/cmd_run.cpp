@@ -169,7 +169,6 @@ engine::PointSpec point_from_options(const RunOptions& o) {
   if (!workload) throw BadInput{"--workload", "unknown workload '" + o.workload + "' (" + kWorkloadNames + ")"};
   spec.workload = *workload;
   spec.port = resolve_port_flag(o.port);
-  spec.workload_params = workloads::parse_workload_params(spec.workload, workload_params_from_flags(o.flags));
   const unsigned n = platform::logical_cpus();
   spec.concurrency = parse_spec(o.concurrency, true, "--concurrency");
   spec.concurrency_value = spec.concurrency.resolve(n);
@@ -208,6 +207,8 @@ engine::PointSpec point_from_options(const RunOptions& o) {
     spec.concurrency = core::CountSpec{"1", 0, 1};
     spec.concurrency_value = 1;
   }
+  // Last: after the cheap checks, since the file workload's check looks at its data file.
+  spec.workload_params = workloads::parse_workload_params(spec.workload, workload_params_from_flags(o.flags));
   return spec;
 }
 

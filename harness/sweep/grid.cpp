@@ -238,7 +238,8 @@ std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
             point.blocking_profile = grid.blocking_profile;
             point.timeline_ms = grid.timeline_ms;
             point.workload = workload;
-            // Parsed here, once per workload: the points carry them typed.
+            // Parsed here, where a grid becomes points, which carry them typed (the data
+            // file's pre-flight check runs once per distinct file in a process).
             point.workload_params = workloads::parse_workload_params(workload, grid.workload_params);
             point.port = backend;
             point.concurrency = c;
