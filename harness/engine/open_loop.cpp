@@ -142,7 +142,7 @@ void OpenLoop::pacer(Issue issue) {
     }
     const std::uint64_t intended = next_ns_;
     const std::uint64_t issued_at = metrics::now_ns();
-    times_[*slot].intended_ns.store(intended, std::memory_order_relaxed);
+    times_[*slot].intended_ns.store(std::min(intended, issued_at), std::memory_order_relaxed);
     times_[*slot].issue_ns.store(issued_at, std::memory_order_release);
     const bool held = last_no_slot_ns >= intended;
     const bool counted = in_window(intended);

@@ -93,7 +93,10 @@ class OpenLoop {
   bool stopped() const { return pacer_joined_.load(std::memory_order_acquire); }
 
   // The request in `slot`: when it was intended to start and when it was issued. Valid from
-  // the issue until release(slot).
+  // the issue until release(slot). The pacer does not sleep for less than 2 us, so a
+  // request can be issued up to that much before its intended time: intended_ns is then the
+  // issue time, so that a response time (from intended_ns) is never shorter than its service
+  // time (from issue_ns).
   std::uint64_t intended_ns(unsigned slot) const {
     return times_[slot].intended_ns.load(std::memory_order_acquire);
   }
