@@ -220,6 +220,8 @@ std::vector<engine::OpenLoopSpec> open_loop_settings(const Grid& grid) {
 std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
   std::vector<engine::PointSpec> points;
   for (const auto& workload : grid.workloads) {
+    // Parsed here, once per workload, where a grid becomes points, which carry them typed.
+    const workloads::WorkloadParams params = workloads::parse_workload_params(workload, grid.workload_params);
     for (const auto backend : grid.ports) {
      for (const auto& dispatch : grid.dispatch) {
       const bool per_thread = dispatch == Dispatch::per_thread;
@@ -238,9 +240,7 @@ std::vector<engine::PointSpec> expand(const Grid& grid, unsigned logical_cpus) {
             point.blocking_profile = grid.blocking_profile;
             point.timeline_ms = grid.timeline_ms;
             point.workload = workload;
-            // Parsed here, where a grid becomes points, which carry them typed (the data
-            // file's pre-flight check runs once per distinct file in a process).
-            point.workload_params = workloads::parse_workload_params(workload, grid.workload_params);
+            point.workload_params = params;
             point.port = backend;
             point.concurrency = c;
             point.concurrency_value = c.resolve(logical_cpus);
@@ -305,21 +305,25 @@ std::string point_id(const engine::PointSpec& point) {
   return id.str();
 }
 
+namespace {
+// --completion-path (file, socket), only when not the default: the default's ids stay short.
+std::string path_suffix(const std::string& path) {
+  if (path == workloads::to_string(workloads::kDefaultCompletionPath)) return {};
+  return "/cp=" + path;
+}
+}  // namespace
+
 std::string completion_path_id_suffix(WorkloadKind workload,
                                       const nlohmann::json& workload_params) {
-  // --completion-path (file, socket), only when not the default: the default's ids stay short.
   if (!workloads::takes_completion_path(workload) || !workload_params.is_object()) return {};
   const auto found = workload_params.find("completion_path");
   if (found == workload_params.end() || !found->is_string()) return {};
-  const std::string path = found->get<std::string>();
-  if (path == workloads::to_string(workloads::kDefaultCompletionPath)) return {};
-  return "/cp=" + path;
+  return path_suffix(found->get<std::string>());
 }
 
 std::string completion_path_id_suffix(const workloads::WorkloadParams& params) {
   const auto path = workloads::completion_path_of(params);
-  if (!path || *path == workloads::kDefaultCompletionPath) return {};
-  return std::string("/cp=") + workloads::to_string(*path);
+  return path ? path_suffix(workloads::to_string(*path)) : std::string();
 }
 
 namespace {
