@@ -21,6 +21,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/machine_load_warning.hpp"
 #include "cli/option_help.hpp"
+#include "cli/point_flags.hpp"
 #include "metrics/usage.hpp"
 #include "platform/file_lock.hpp"
 #include "core/timestamp.hpp"
@@ -63,26 +64,8 @@ core::PoolSpec parse_pool(const std::string& text) {
 }
 
 struct RunOptions {
-  std::string workload = to_string(WorkloadKind::post);
-  std::string port;
-  std::string concurrency = "N";
-  std::string pool = "2N";
-  std::string blocking = "0";
-  std::string blocking_kind = to_string(BlockingKind::sleep);
-  // The sweep's defaults, so that a point run alone measures what the same point of a sweep
-  // does (sweep/grid.hpp).
-  std::string work_us = number_text(sweep::Grid{}.work_us);
-  std::string duration = number_text(sweep::Grid{}.duration_s);
-  std::string warmup = number_text(sweep::Grid{}.warmup_s);
-  std::string repetitions = "1";
+  PointFlagTexts point;  // each holds its default until given (cli/point_flags.hpp)
   std::string json;
-  std::string dispatch = to_string(Dispatch::shared);
-  std::string working_set_kib = "0";
-  std::string dequeue_batch = "1";
-  std::string skip_on_success = to_string(SkipOnSuccess::by_default);
-  std::string affinity = "none", load_affinity = "none";
-  std::string rate, load, arrivals = core::to_string(core::kDefaultArrivals), max_in_flight = "0",
-      seed = "1";
   bool no_metrics = false;
   bool force = false;
   WorkloadFlags flags;
@@ -90,80 +73,23 @@ struct RunOptions {
   ProfileFlags profile;
 };
 
-// A flag whose text holds its default: --help shows `type` and that default.
-void add_defaulted(CLI::App& command, const char* name, std::string& text, const std::string& help,
-                   const char* type) {
-  add_text_option(command, name, text, help, type, text);
-}
-
 void add_run_options(CLI::App& command, RunOptions& o) {
-  add_defaulted(command, "-w,--workload", o.workload, "post | file | socket", "TEXT");
-  add_port_flag(command, o.port);
-  add_defaulted(command, "-c,--concurrency", o.concurrency,
-                "the port's concurrency value: an integer, 0 (port default = logical CPUs), or "
-                "N-relative (N, 2N, 2N+2)",
-                "COUNT");
-  add_defaulted(command, "-p,--pool", o.pool,
-                "worker threads: an integer or N-relative (N, 2N, 2N+2), or 'auto' / "
-                "auto:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]]: Richter's self-sizing pool "
-                "(default auto:N:4N:75:90:100); or a controller: hill[:MIN:MAX] (.NET's hill "
-                "climber), formula[:MIN:MAX[:PERIOD_MS]] (N/(1-b measured)), "
-                "stall:LIMIT_MS[:MAX] (MariaDB's stall rule)",
-                "POOL");
-  add_defaulted(command, "-b,--blocking", o.blocking,
-                "blocking ratio b in [0, 1): the share of each handler's time spent blocked; it "
-                "computes for --work-us and blocks for b/(1-b) times its measured CPU time (about "
-                "work_us*b/(1-b)); b > 0 needs --work-us > 0",
-                "FLOAT");
-  add_defaulted(command, "--blocking-kind", o.blocking_kind, "sleep | io (O_DIRECT reads)", "TEXT");
-  add_defaulted(command, "--work-us", o.work_us,
-                "calibrated CPU work per completion: microseconds, or a duration (0.1ms)", "US");
-  add_defaulted(command, "-d,--duration", o.duration,
-                "measured time per run: seconds, or a duration (500ms, 2m)", "SECONDS");
-  add_defaulted(command, "--warmup", o.warmup,
-                "warm-up before each run's window: seconds, or a duration (150ms)", "SECONDS");
-  add_defaulted(command, "-r,--repetitions", o.repetitions, "runs of the point", "INT");
+  add_point_flags(command, o.point, PointCommand::run, sweep::default_grid());
   command.add_option("-o,--json", o.json,
                      "write the results file here (one that holds points is refused without "
-                     "--force)")->type_name("FILE");
-  command.add_flag("--force", o.force, "let --json replace a results file that holds points");
-  add_defaulted(command, "--dispatch", o.dispatch,
-                "shared (one port for the pool) or per-thread (each worker its own port with "
-                "concurrency 1, DiskSpd's model; --concurrency does not apply)",
-                "TEXT");
-  add_defaulted(command, "--working-set-kib", o.working_set_kib, kWorkingSetHelp, "KIB");
-  add_defaulted(command, "--dequeue-batch", o.dequeue_batch, kDequeueBatchHelp, "COUNT");
-  add_defaulted(command, "--skip-on-success", o.skip_on_success, kSkipOnSuccessHelp, "TEXT");
-  add_defaulted(command, "--affinity", o.affinity, kAffinityHelp, "PLACEMENT");
-  add_defaulted(command, "--load-affinity", o.load_affinity, kLoadAffinityHelp, "PLACEMENT");
-  add_defaulted(command, "--rate", o.rate,
-                "open loop: offered completions per second, each request started at its intended "
-                "time and its latency measured from it (default: the closed loop)",
-                "FLOAT");
-  add_defaulted(command, "--load", o.load,
-                "open loop: a fraction in (0, 1] of the point's capacity, measured first in a "
-                "closed-loop run of up to 1 s and recorded beside the run",
-                "FLOAT");
-  add_defaulted(command, "--arrivals", o.arrivals, kArrivalsHelp, "TEXT");
-  add_defaulted(command, "--max-in-flight", o.max_in_flight, kMaxInFlightHelp, "INT");
-  add_defaulted(command, "--seed", o.seed, "seed of the open loop's Poisson arrivals (repetition k uses seed+k)", "INT");
+                     "--force)")->type_name("FILE")->group(kGroupCommon);
+  command.add_flag("--force", o.force, "let --json replace a results file that holds points")->group(kGroupCommon);
   command.add_flag("--no-metrics", o.no_metrics,
-                   "no per-completion clock reads or latency histograms (to measure their cost)");
+                   "no per-completion clock reads or latency histograms (to measure their cost)")
+      ->group(kGroupAdvanced);
   add_workload_flags(command, o.flags);
   add_hill_flags(command, o.hill);
   add_profile_flags(command, o.profile);
-  group_options(command, kGroupCommon,
-                {"--workload", "--port", "--concurrency", "--pool", "--blocking", "--duration",
-                 "--repetitions", "--json", "--force"});
-  group_options(command, kGroupAdvanced,
-                {"--blocking-kind", "--work-us", "--warmup", "--dispatch", "--working-set-kib",
-                 "--dequeue-batch", "--skip-on-success", "--affinity", "--load-affinity", "--rate",
-                 "--load", "--arrivals",
-                 "--max-in-flight", "--seed", "--no-metrics"});
 }
 
 // The point the options name, checked (BadInput naming the flag otherwise).
-engine::PointSpec point_from_options(const RunOptions& o) {
+engine::PointSpec point_from_options(const RunOptions& options) {
+  const PointFlagTexts& o = options.point;
   engine::PointSpec spec;
   const auto workload = parse_workload_kind(o.workload);
   if (!workload) throw BadInput{"--workload", "unknown workload '" + o.workload + "' (" + kWorkloadNames + ")"};
@@ -173,7 +99,7 @@ engine::PointSpec point_from_options(const RunOptions& o) {
   spec.concurrency = parse_spec(o.concurrency, true, "--concurrency");
   spec.concurrency_value = spec.concurrency.resolve(n);
   std::vector<core::PoolSpec> pools{parse_pool(o.pool)};
-  apply_hill_flags(o.hill, pools);
+  apply_hill_flags(options.hill, pools);
   spec.pool = pools.front();
   spec.pool_value = spec.pool.resolve(n);
   spec.blocking_ratio = parse_number_flag(o.blocking, "--blocking");
@@ -190,14 +116,14 @@ engine::PointSpec point_from_options(const RunOptions& o) {
   spec.load_affinity = engine::parse_affinity_flag(o.load_affinity, "--load-affinity");
   spec.duration_s = parse_duration_flag(o.duration, "--duration", 1);
   spec.warmup_s = parse_duration_flag(o.warmup, "--warmup", 1);
-  spec.blocking_profile = profile_from_flags(o.profile, spec.blocking_ratio != 0, spec.work_us);
+  spec.blocking_profile = profile_from_flags(options.profile, spec.blocking_ratio != 0, spec.work_us);
   // The requested b of a profile's point: its time-weighted mean over the window.
   if (spec.blocking_profile) spec.blocking_ratio = spec.blocking_profile->mean_over(spec.duration_s);
-  spec.timeline_ms = timeline_ms_from_flags(o.profile);
+  spec.timeline_ms = timeline_ms_from_flags(options.profile);
   const auto dispatch = parse_dispatch(o.dispatch);
   if (!dispatch) throw BadInput{"--dispatch", "'" + o.dispatch + "' is not shared or per-thread"};
   spec.dispatch = *dispatch;
-  spec.metrics = !o.no_metrics;
+  spec.metrics = !options.no_metrics;
   if (!o.rate.empty()) spec.open_loop.rate_ops_per_s = parse_positive_flag(o.rate, "--rate");
   if (!o.load.empty()) spec.open_loop.load = parse_positive_flag(o.load, "--load");
   spec.open_loop.arrivals = parse_arrivals_flag(o.arrivals);
@@ -208,7 +134,7 @@ engine::PointSpec point_from_options(const RunOptions& o) {
     spec.concurrency_value = 1;
   }
   // Last: after the cheap checks, since the file workload's check looks at its data file.
-  spec.workload_params = workloads::parse_workload_params(spec.workload, workload_params_from_flags(o.flags));
+  spec.workload_params = workloads::parse_workload_params(spec.workload, workload_params_from_flags(options.flags));
   return spec;
 }
 
@@ -311,7 +237,7 @@ void write_run_results(const std::string& path, const engine::PointSpec& spec, r
 
 int run_command(const RunOptions& o) {
   const engine::PointSpec spec = point_from_options(o);
-  const unsigned reps = repetitions_from(o.repetitions);
+  const unsigned reps = repetitions_from(o.point.repetitions);
   engine::validate_point(spec);
   // Held until the command returns: no other writer meanwhile.
   const platform::FileLock json_lock = o.json.empty() ? platform::FileLock() : lock_output_file(o.json, "--json");

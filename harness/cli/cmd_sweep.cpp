@@ -44,6 +44,9 @@ struct Resumed {
   std::string note;  // printed once the resume is accepted
 };
 
+// The grid the flags start from.
+sweep::Grid base_grid(bool quick) { return quick ? sweep::quick_grid() : sweep::default_grid(); }
+
 // Refuses (BadInput) a grid on the command line other than the file's `grid`. Given grid flags
 // (or --quick) are compared with the path left as given (not today's default); --completion-path
 // alone compares the path alone.
@@ -54,7 +57,7 @@ void check_same_grid(const SweepFlags& flags, bool quick, const sweep::Grid& gri
   constexpr const char* kPath = "completion_path";
   // The grid asked for: the flags' (the path left as given: not today's default), or the
   // file's own when --completion-path is all that is given (then the path alone compares).
-  sweep::Grid asked = grid_given ? grid_from_flags(flags, quick, /*record_path=*/false) : grid;
+  sweep::Grid asked = grid_given ? grid_from_flags(flags, base_grid(quick), /*record_path=*/false) : grid;
   if (!path_flag.empty()) {
     workloads::parse_workload_params(WorkloadKind::socket, {{kPath, path_flag}});  // thread | port, else exit 2
     asked.workload_params[kPath] = path_flag;
@@ -132,7 +135,7 @@ int sweep_command(const SweepOptions& o) {
     resume_note = std::move(resumed.note);
   } else {
     if (json_path.empty()) throw BadInput{"--json", "required (where the results go)"};
-    grid = grid_from_flags(o.flags, o.quick);
+    grid = grid_from_flags(o.flags, base_grid(o.quick));
     json_lock = lock_output_file(json_path, "--json");
     refuse_replacing();
   }
@@ -162,7 +165,7 @@ CommandBody add_sweep_command(CLI::App& app) {
       "so an interrupted sweep (Ctrl-C: exit 130) keeps its finished runs and --resume finishes "
       "it.");
   auto options = std::make_shared<SweepOptions>();
-  add_sweep_flags(*command, options->flags, /*for_tune=*/false);
+  add_sweep_flags(*command, options->flags, PointCommand::sweep, sweep::default_grid());
   command->add_flag("--quick", options->quick, "a small grid of short runs: under a minute on 2 CPUs")
       ->group(kGroupCommon);
   command->add_option("--resume", options->resume,
@@ -178,8 +181,9 @@ CommandBody add_sweep_command(CLI::App& app) {
                     "skip the semantic probe recorded in the machine block")
       ->group(kGroupAdvanced);
   command->footer(
-      "Durations take units (us, ms, s, m, h; a plain number is the flag's own unit), sizes take "
-      "k, MiB, GiB (powers of 1024).\n"
+      "A flag whose value ends in ,... takes a comma-separated list: the grid has a point for "
+      "each value. Durations take units (us, ms, s, m, h; a plain number is the flag's own "
+      "unit), sizes take k, MiB, GiB (powers of 1024).\n"
       "\n"
       "Examples:\n"
       "  iocpbench sweep --quick -o quick.json         a small grid, about a minute\n"

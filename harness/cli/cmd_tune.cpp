@@ -38,15 +38,12 @@ struct TuneOptions {
 };
 
 void add_tune_options(CLI::App& command, TuneOptions& o) {
-  add_sweep_flags(command, o.flags, /*for_tune=*/true);
-  // The shared flags' help names the sweep's defaults; say the tuner's.
+  add_sweep_flags(command, o.flags, PointCommand::tune, tune::tune_grid());
+  // A tune's repetitions are rounds of its final phase.
   command.get_option("--repetitions")
       ->description("final-phase rounds of a stage, at least: runs of each finalist, interleaved; the first half "
                     "chooses the best and measures the noise, the rest are judged, and more are added when the "
-                    "noise or an undecided answer asks, up to --max-repetitions")
-      ->default_str(std::to_string(tune::kDefaultFinalRounds));
-  command.get_option("--duration")->default_str(number_text(tune::kDefaultDurationS));
-  command.get_option("--warmup")->default_str(number_text(tune::kDefaultWarmupS));
+                    "noise or an undecided answer asks, up to --max-repetitions");
   add_text_option(command, "--max-repetitions", o.max_repetitions,
                   "most final-phase rounds of a stage: the judgement looks after its first judged rounds, then "
                   "after twice as many each time, until the answer is decided; at this cap a still undecided "
@@ -104,19 +101,16 @@ tune::Settings settings_from(const TuneOptions& o) {
   const SweepFlags& flags = o.flags;
   tune::Settings s;
   sweep::Grid& grid = s.grid;
-  grid = grid_from_flags(flags, false);
-  if (flags.repetitions.empty()) grid.repetitions = tune::kDefaultFinalRounds;
+  grid = grid_from_flags(flags, tune::tune_grid());
   if (grid.repetitions < tune::kMinFinalRounds) {
     throw BadInput{"--repetitions", "tune needs at least " + std::to_string(tune::kMinFinalRounds) +
                                         " final rounds (a 90% signed-rank CI needs 5 pairs)"};
   }
-  if (flags.duration.empty()) grid.duration_s = tune::kDefaultDurationS;
-  if (flags.warmup.empty()) grid.warmup_s = tune::kDefaultWarmupS;
-  if (flags.workload.empty()) throw BadInput{"--workload", "required: post, file or socket"};
+  if (flags.point.workload.empty()) throw BadInput{"--workload", "required: post, file or socket"};
   if (grid.workloads.size() != 1) throw BadInput{"--workload", "tune takes one workload"};
   if (grid.ports.size() != 1) throw BadInput{"--port", "tune takes one port backend"};
   if (grid.dispatch.size() != 1) throw BadInput{"--dispatch", "tune takes one dispatch model"};
-  if (flags.blocking.empty()) throw BadInput{"--blocking", "required: the blocking ratio in [0,1)"};
+  if (flags.point.blocking.empty()) throw BadInput{"--blocking", "required: the blocking ratio in [0,1)"};
   if (grid.blocking.size() != 1) throw BadInput{"--blocking", "tune takes one blocking ratio"};
   s.threshold_pct = o.threshold.empty() ? tune::kDefaultThresholdPct : parse_number_flag(o.threshold, "--threshold");
   if (s.threshold_pct < 0 || s.threshold_pct >= 100) throw BadInput{"--threshold", "must be in [0, 100)"};
@@ -228,14 +222,14 @@ platform::FileLock lock_json(const TuneOptions& o) {
 
 int slo_command(const TuneOptions& o, tune::SloSettings slo) {
   TuneOptions base = o;
-  if (o.flags.repetitions.empty()) base.flags.repetitions = std::to_string(tune::kDefaultSloRounds);
-  const unsigned rounds = parse_count_flag(base.flags.repetitions, "--repetitions", 1);
+  if (o.flags.point.repetitions.empty()) base.flags.point.repetitions = std::to_string(tune::kDefaultSloRounds);
+  const unsigned rounds = parse_count_flag(base.flags.point.repetitions, "--repetitions", 1);
   if (rounds < tune::kMinSloRounds) {
     throw BadInput{"--repetitions", "tune --slo needs at least " + std::to_string(tune::kMinSloRounds) +
                                         " rounds (a 95% bound on a median needs 5 runs)"};
   }
   if (rounds > 1000) throw BadInput{"--repetitions", "more than 1000"};
-  base.flags.repetitions = std::to_string(std::max(rounds, tune::kMinFinalRounds));  // settings_from's own minimum
+  base.flags.point.repetitions = std::to_string(std::max(rounds, tune::kMinFinalRounds));  // settings_from's own minimum
   const tune::Settings s = settings_from(base);
   slo.grid = s.grid;
   slo.grid.repetitions = rounds;

@@ -7,11 +7,7 @@ namespace iocpbench::cli {
 void add_port_flag(CLI::App& command, std::string& name) {
   name = std::string(port::to_string(port::default_backend()));
   command
-      .add_option("--port", name,
-                  "completion port backend: emulated (IOCP semantics in user space), win32 (the "
-                  "kernel's IOCP, Windows only), condvar, asio; ablations: the emulated port "
-                  "without one IOCP property: emulated-fifo-wakeup, emulated-no-cap, "
-                  "emulated-no-block-release")
+      .add_option("--port", name, kPortHelp)
       ->capture_default_str()
       ->type_name("TEXT");
 }

@@ -59,138 +59,35 @@ bool SweepFlags::any_grid_flag_given() const {
 
 namespace {
 
-// A list as --help shows it: "0,N,2N", "0,0.25,0.5,0.75".
-template <typename T, typename Text>
-std::string list_text(const std::vector<T>& items, Text text) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ",") + text(item);
-  return out;
-}
-
-}  // namespace
-
-namespace {
-
-// A grid flag: kept in f.grid_options, so a --grid file's keys can be told from the flags given.
-void add_grid_flag(CLI::App& command, SweepFlags& f, const char* name, std::string& target,
-                   const std::string& help, const std::string& type, const std::string& default_text) {
-  f.grid_options.push_back(add_text_option(command, name, target, help, type, default_text));
-}
-
-// The grid's axes: workloads, ports, dispatch, concurrency, pools, blocking ratios.
-void add_axis_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
-  const sweep::Grid grid = sweep::default_grid();
-  const auto add = [&](const char* name, std::string& target, const std::string& help,
-                       const std::string& type, const std::string& default_text) {
-    add_grid_flag(command, f, name, target, help, type, default_text);
-  };
-  const auto spec_text = [](const auto& spec) { return spec.text; };
-  const auto name = [](auto kind) { return std::string(to_string(kind)); };
-  if (for_tune) {
-    add("-w,--workload", f.workload, "post | file | socket (required)", "TEXT", "");
-  } else {
-    add("-w,--workload", f.workload, "workloads, comma-separated: post,file,socket", "TEXT,...",
-        list_text(grid.workloads, name));
-  }
-  add("--port", f.port, for_tune ? "port backend: emulated, win32, condvar, asio, emulated-fifo-wakeup, emulated-no-cap, emulated-no-block-release" : "port backends, comma-separated: emulated, win32, condvar, asio, emulated-fifo-wakeup, emulated-no-cap, emulated-no-block-release",
-      for_tune ? "TEXT" : "TEXT,...", std::string(port::to_string(grid.ports.front())));
-  add("--dispatch", f.dispatch,
-      for_tune ? "shared (one port) or per-thread (each worker its own port, concurrency 1)"
-               : "dispatch models, comma-separated: shared (one port), per-thread (each worker its own port, concurrency 1)",
-      for_tune ? "TEXT" : "TEXT,...", list_text(grid.dispatch, name));
-  if (!for_tune) {
-    add("-c,--concurrency", f.concurrency, "concurrency values (0 = port default)", "COUNT,...",
-        list_text(grid.concurrency, spec_text));
-    add("-p,--pool", f.pool,
-        "pool sizes; 'auto' or auto:MIN:MAX[:GROW_PCT:SHRINK_PCT[:IDLE_MS]] is Richter's self-sizing pool "
-        "(default auto:N:4N:75:90:100); hill[:MIN:MAX], formula[:MIN:MAX[:PERIOD_MS]] and "
-        "stall:LIMIT_MS[:MAX] are controlled pools",
-        "POOL,...", list_text(grid.pool, spec_text));
-  }
-  if (for_tune) {
-    add("-b,--blocking", f.blocking, "the blocking ratio b in [0,1) (required)", "FLOAT", "");
-  } else {
-    add("-b,--blocking", f.blocking, "blocking ratios in [0,1)", "FLOAT,...", list_text(grid.blocking, number_text));
-  }
-}
-
-// How each run goes: blocking kind, work, working set, lengths, repetitions, seed, batch,
-// placement.
-void add_run_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
-  const sweep::Grid grid = sweep::default_grid();
-  const auto add = [&](const char* name, std::string& target, const std::string& help,
-                       const std::string& type, const std::string& default_text) {
-    add_grid_flag(command, f, name, target, help, type, default_text);
-  };
-  const auto spec_text = [](const auto& spec) { return spec.text; };
-  add("--blocking-kind", f.blocking_kind, "sleep (timer) or io (synchronous direct reads)", "TEXT",
-      to_string(grid.blocking_kind));
-  add("--work-us", f.work_us, "CPU work per completion: microseconds, or a duration (0.1ms)", "US",
-      number_text(grid.work_us));
-  add("--working-set-kib", f.working_set_kib, kWorkingSetHelp, "KIB", std::to_string(grid.working_set_kib));
-  add("-d,--duration", f.duration, "measured time per run: seconds, or a duration (500ms, 2m)", "SECONDS",
-      number_text(grid.duration_s));
-  add("--warmup", f.warmup, "warm-up per run: seconds, or a duration (150ms)", "SECONDS",
-      number_text(grid.warmup_s));
-  add("-r,--repetitions", f.repetitions, "runs per point", "INT", std::to_string(grid.repetitions));
-  add("--skip-on-success", f.skip_on_success, kSkipOnSuccessHelp, "TEXT",
-      to_string(grid.skip_on_success));
-  add("--seed", f.seed, "seed of the run order", "INT", std::to_string(grid.seed));
-  if (!for_tune) {
-    add("--target-ci", f.target_ci,
-        "add repetitions until each point's throughput 95% CI half-width is under PCT percent (default: off)",
-        "PCT", "");
-    add("--max-repetitions", f.max_repetitions, "cap for --target-ci", "INT", std::to_string(grid.max_repetitions));
-    add("--dequeue-batch", f.dequeue_batch, kDequeueBatchHelp, "COUNT,...",
-        list_text(grid.dequeue_batch, spec_text));
-  }
-  add("--affinity", f.affinity, kAffinityHelp, "PLACEMENT", grid.affinity.text);
-  add("--load-affinity", f.load_affinity, kLoadAffinityHelp, "PLACEMENT", grid.load_affinity.text);
-}
-
 // Open-loop load and the grid file (sweep only).
-void add_open_loop_and_grid_flags(CLI::App& command, SweepFlags& f) {
-  const sweep::Grid grid = sweep::default_grid();
+void add_sweep_only_flags(CLI::App& command, SweepFlags& f, const sweep::Grid& defaults) {
   const auto add = [&](const char* name, std::string& target, const std::string& help,
                        const std::string& type, const std::string& default_text) {
-    add_grid_flag(command, f, name, target, help, type, default_text);
+    f.grid_options.push_back(add_text_option(command, name, target, help, type, default_text));
   };
-  add("--load", f.load,
-      "open-loop offered loads, fractions of each point's capacity in (0, 1] (each run first "
-      "measures the point's closed-loop throughput for up to 1 s); latency is then from each "
-      "request's intended time (default: the closed loop only)",
-      "FLOAT,...", "");
-  add("--rate", f.rate, "open-loop offered rates, completions per second (default: none)",
-      "FLOAT,...", "");
-  add("--arrivals", f.arrivals, kArrivalsHelp, "TEXT", core::to_string(grid.arrivals));
-  add("--max-in-flight", f.max_in_flight, kMaxInFlightHelp, "INT", "0");
+  add("--target-ci", f.target_ci,
+      "add repetitions until each point's throughput 95% CI half-width is under PCT percent (default: off)",
+      "PCT", "");
+  add("--max-repetitions", f.max_repetitions, "cap for --target-ci", "INT", std::to_string(defaults.max_repetitions));
   add("--grid", f.grid_file, "a JSON file with the grid (keys as in a results file's sweep block)", "FILE", "");
+  for (const char* name : {"--target-ci", "--max-repetitions", "--grid"}) command.get_option(name)->group(kGroupAdvanced);
 }
 
 }  // namespace
 
-void add_sweep_flags(CLI::App& command, SweepFlags& f, bool for_tune) {
-  // The defaults shown are the grid's own (sweep/grid.hpp); tune shows its own where they differ
-  // (cmd_tune.cpp) and takes one workload and one blocking ratio, both required.
-  add_axis_flags(command, f, for_tune);
-  add_run_flags(command, f, for_tune);
-  if (!for_tune) add_open_loop_and_grid_flags(command, f);
+void add_sweep_flags(CLI::App& command, SweepFlags& f, PointCommand use, const sweep::Grid& defaults) {
+  f.grid_options = add_point_flags(command, f.point, use, defaults);
+  const bool for_tune = use == PointCommand::tune;
+  if (!for_tune) add_sweep_only_flags(command, f, defaults);
   // tune writes its file once, at the end; a sweep after every run (it can be resumed).
   command.add_option("-o,--json", f.json,
                      for_tune ? "results file (written atomically when the search ends)"
                               : "results file (written atomically after every run)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->group(kGroupCommon);
   add_workload_flags(command, f.workload_flags);
   if (!for_tune) add_hill_flags(command, f.hill);
   if (!for_tune) add_profile_flags(command, f.profile);
-  group_options(command, kGroupCommon,
-                {"--workload", "--port", "--concurrency", "--pool", "--blocking", "--duration",
-                 "--repetitions", "--json"});
-  group_options(command, kGroupAdvanced,
-                {"--dispatch", "--blocking-kind", "--work-us", "--working-set-kib", "--warmup",
-                 "--seed", "--target-ci", "--max-repetitions", "--dequeue-batch", "--affinity",
-                 "--load-affinity", "--load", "--rate", "--arrivals", "--max-in-flight", "--grid",
-                 "--skip-on-success"});
 }
 
 double parse_number_flag(const std::string& text, const std::string& flag) {
@@ -256,24 +153,25 @@ void check_skip_on_success(SkipOnSuccess mode, const std::vector<WorkloadKind>& 
 
 // --blocking-profile, --timeline-ms: after --blocking and --work-us (it is refused with either).
 void apply_profile_flags(const SweepFlags& f, sweep::Grid& grid) {
-  const bool blocking_given =
-      !f.blocking.empty() && sweep::parse_ratio_list(f.blocking, "--blocking") != std::vector<double>{0};
+  const bool blocking_given = !f.point.blocking.empty() &&
+                              sweep::parse_ratio_list(f.point.blocking, "--blocking") != std::vector<double>{0};
   if (auto profile = profile_from_flags(f.profile, blocking_given, grid.work_us)) {
     grid.blocking_profile = std::move(profile);
   }
   if (!f.profile.timeline_ms.empty()) grid.timeline_ms = timeline_ms_from_flags(f.profile);
 }
 
-sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
-  sweep::Grid grid = quick ? sweep::quick_grid() : sweep::default_grid();
-  if (!f.grid_file.empty()) {
-    std::ifstream in(f.grid_file);
-    if (!in) throw BadInput{"--grid", "cannot read '" + f.grid_file + "'"};
+sweep::Grid grid_from_flags(const SweepFlags& flags, const sweep::Grid& base, bool record_path) {
+  const PointFlagTexts& f = flags.point;
+  sweep::Grid grid = base;
+  if (!flags.grid_file.empty()) {
+    std::ifstream in(flags.grid_file);
+    if (!in) throw BadInput{"--grid", "cannot read '" + flags.grid_file + "'"};
     nlohmann::json j;
     try {
       in >> j;
     } catch (const nlohmann::json::exception&) {
-      throw BadInput{"--grid", "'" + f.grid_file + "' is not valid JSON"};
+      throw BadInput{"--grid", "'" + flags.grid_file + "' is not valid JSON"};
     }
     grid = sweep::grid_from_json(j, "--grid");
   }
@@ -282,7 +180,7 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   if (!f.dispatch.empty()) grid.dispatch = sweep::parse_dispatch_list(f.dispatch, "--dispatch");
   if (!f.concurrency.empty()) grid.concurrency = sweep::parse_count_list(f.concurrency, true, "--concurrency");
   if (!f.pool.empty()) grid.pool = sweep::parse_pool_list(f.pool, "--pool");
-  apply_hill_flags(f.hill, grid.pool);
+  apply_hill_flags(flags.hill, grid.pool);
   if (!f.blocking.empty()) grid.blocking = sweep::parse_ratio_list(f.blocking, "--blocking");
   if (!f.dequeue_batch.empty()) grid.dequeue_batch = sweep::parse_dequeue_batch_list(f.dequeue_batch, "--dequeue-batch");
   if (!f.skip_on_success.empty()) {
@@ -302,17 +200,19 @@ sweep::Grid grid_from_flags(const SweepFlags& f, bool quick, bool record_path) {
   if (!f.warmup.empty()) grid.warmup_s = parse_duration_flag(f.warmup, "--warmup", 1);
   if (!f.repetitions.empty()) grid.repetitions = parse_count_flag(f.repetitions, "--repetitions", 1);
   if (!f.seed.empty()) grid.seed = parse_count_flag(f.seed, "--seed", 0);
-  if (!f.target_ci.empty()) {
-    grid.target_ci_pct = parse_number_flag(f.target_ci, "--target-ci");
+  if (!flags.target_ci.empty()) {
+    grid.target_ci_pct = parse_number_flag(flags.target_ci, "--target-ci");
     if (grid.target_ci_pct <= 0) throw BadInput{"--target-ci", "must be a positive percentage"};
   }
   if (!f.load.empty()) grid.loads = sweep::parse_load_list(f.load, "--load");
   if (!f.rate.empty()) grid.rates = sweep::parse_rate_list(f.rate, "--rate");
   if (!f.arrivals.empty()) grid.arrivals = parse_arrivals_flag(f.arrivals);
   if (!f.max_in_flight.empty()) grid.max_in_flight = parse_count_flag(f.max_in_flight, "--max-in-flight", 0);
-  apply_profile_flags(f, grid);
-  if (!f.max_repetitions.empty()) grid.max_repetitions = parse_count_flag(f.max_repetitions, "--max-repetitions", 1);
-  const nlohmann::json given = workload_params_from_flags(f.workload_flags);
+  apply_profile_flags(flags, grid);
+  if (!flags.max_repetitions.empty()) {
+    grid.max_repetitions = parse_count_flag(flags.max_repetitions, "--max-repetitions", 1);
+  }
+  const nlohmann::json given = workload_params_from_flags(flags.workload_flags);
   for (const auto& [key, value] : given.items()) grid.workload_params[key] = value;
   if (record_path) sweep::record_completion_path(grid);  // the results file says which path its I/O used
   return grid;

@@ -34,6 +34,13 @@ class Workload;
 
 namespace iocpbench::engine {
 
+// A point's run length when none is given: `run`'s and the sweep grid's (sweep/grid.hpp; the
+// tuner's shorter runs are its own, tune/recommend.hpp). 0.7 s holds thousands of completions
+// at the default grid's slowest point on 2 CPUs; the warm-up covers the pool's start and the
+// first page faults.
+inline constexpr double kPointDurationS = 0.7;
+inline constexpr double kPointWarmupS = 0.15;
+
 struct PointSpec {
   WorkloadKind workload = WorkloadKind::post;
   // Parsed and checked at the edge (workloads::parse_workload_params), for `workload`.
@@ -53,8 +60,8 @@ struct PointSpec {
   BlockingKind blocking_kind = BlockingKind::sleep;
   double work_us = 0;
   std::uint32_t working_set_kib = 0;  // per worker, touched on every packet (engine/working_set.hpp)
-  double duration_s = 5;
-  double warmup_s = 0.5;
+  double duration_s = kPointDurationS;
+  double warmup_s = kPointWarmupS;
   // shared: one port for the pool. per-thread: DiskSpd's model, each worker its own port with
   // concurrency 1 (the concurrency axis does not apply; its spec is recorded as "1").
   Dispatch dispatch = Dispatch::shared;

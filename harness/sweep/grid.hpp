@@ -55,8 +55,8 @@ struct Grid {
   double work_us = 100;  // the smallest block of the default grid (b = 0.25: 33 us) a sleep can honour on a 2-CPU VM
   nlohmann::json workload_params = nlohmann::json::object();  // shared by the workloads
   unsigned repetitions = 5;
-  double duration_s = 0.7;
-  double warmup_s = 0.15;
+  double duration_s = engine::kPointDurationS;
+  double warmup_s = engine::kPointWarmupS;
   std::uint64_t seed = 1;
   double target_ci_pct = 0;        // 0 = off; else add repetitions until CI half-width < pct
   unsigned max_repetitions = 15;   // the cap for --target-ci

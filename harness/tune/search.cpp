@@ -10,6 +10,14 @@
 
 namespace iocpbench::tune {
 
+sweep::Grid tune_grid() {
+  sweep::Grid grid = sweep::default_grid();
+  grid.duration_s = kDefaultDurationS;
+  grid.warmup_s = kDefaultWarmupS;
+  grid.repetitions = kDefaultFinalRounds;
+  return grid;
+}
+
 core::CountSpec spec_of(const std::string& text) { return *core::parse_count_spec(text, true, nullptr); }
 
 unsigned concurrency_of(const engine::PointSpec& spec, unsigned n) {

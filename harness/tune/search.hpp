@@ -26,6 +26,10 @@
 
 namespace iocpbench::tune {
 
+// The grid a tune starts from: the sweep's defaults with the tuner's run lengths and final
+// rounds (tune/recommend.hpp); the flags given replace its values (cli/cmd_tune.cpp).
+sweep::Grid tune_grid();
+
 // What the tuner runs (the CLI checks the values: cli/cmd_tune.cpp's settings_from).
 struct Settings {
   sweep::Grid grid;  // its workload, port, dispatch, blocking ratio, run lengths and seed

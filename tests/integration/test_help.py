@@ -219,3 +219,38 @@ def test_the_range_help_shows_is_the_range_run_checks(binary, tmp_path):
             assert line.startswith(f"iocpbench: {flag}:") and "\n" not in line, line
             assert str(high if value > high else low) in line, line
     assert not out.exists()
+
+
+def option_helps(binary, command: str) -> dict[str, str]:
+    """{flag: its help text, on one line} from `iocpbench COMMAND --help` at 400 columns."""
+    text = help_text(binary, command, columns=400)
+    helps: dict[str, str] = {}
+    flag = None
+    for line in text.splitlines():
+        match = re.match(r"^  (?:-\w,)?(--[\w-]+)(?: [A-Z][A-Z,.]*(?:=\S+| \[\S+\])?)?(.*)$", line)
+        if match:
+            flag = match.group(1)
+            helps[flag] = match.group(2).strip()
+        elif flag and line.startswith("   "):
+            helps[flag] = (helps[flag] + " " + line.strip()).strip()
+        else:
+            flag = None
+    return helps
+
+
+# Flags each command words for itself: what it writes, and tune's rounds of its final phase.
+OWN_WORDING = {"--json", "--repetitions"}
+
+
+def test_a_point_flag_reads_the_same_in_run_sweep_and_tune(binary):
+    """The point flags are declared once (cli/point_flags.cpp): one help text in every command
+    that takes them (tune adds "(required)" to the two it has no default for)."""
+    helps = {command: option_helps(binary, command) for command in ("run", "sweep", "tune")}
+    shared = set(helps["run"]) & set(helps["sweep"]) - OWN_WORDING
+    for flag in ("--workload", "--concurrency", "--pool", "--blocking", "--duration", "--work-us",
+                 "--dispatch", "--affinity", "--rate", "--load"):
+        assert flag in shared, flag
+    for flag in sorted(shared):
+        assert helps["run"][flag] == helps["sweep"][flag], flag
+        if flag in helps["tune"] and flag not in ("--rate", "--load"):  # tune's are --slo's
+            assert helps["tune"][flag].removesuffix(" (required)") == helps["run"][flag], flag
