@@ -35,10 +35,10 @@
 namespace iocpbench::io {
 namespace {
 
-enum OpKind : std::uint32_t { kRead = 0, kWrite = 1 };
+enum FileOpKind : std::uint32_t { kRead = 0, kWrite = 1 };
 constexpr std::uint32_t kOutsidePort = 0x100;  // an I/O that must never reach the port
 constexpr ULONG_PTR kFileKey = 0x46494C45;     // "FILE"
-constexpr const char* kSkipScope =
+constexpr const char* kFileSkipScope =
     "the whole run; immediate: I/Os that succeeded at once on the granted handle (no packet), "
     "handled_inline by the worker that issued them or posted_by_issuer into the port";
 
@@ -164,7 +164,7 @@ class OverlappedFileIo final : public FileIo {
             {"last_io_error", last_error_.load()},
             {"immediate_successes", immediate_ok_.load()},
             {"immediate_failures", immediate_failed_.load()},
-            {"skip_on_success", to_json(skip_, kSkipScope)},
+            {"skip_on_success", to_json(skip_, kFileSkipScope)},
             {"completion_source", source_ ? source_->stats() : source_stats_}};
   }
 

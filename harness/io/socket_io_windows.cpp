@@ -46,8 +46,8 @@
 namespace iocpbench::io {
 namespace {
 
-enum OpKind : std::uint32_t { kRecv = 0, kSend = 1 };
-constexpr const char* kSkipScope =
+enum SocketOpKind : std::uint32_t { kRecv = 0, kSend = 1 };
+constexpr const char* kSocketSkipScope =
     "the whole run's server sockets; immediate: sends and receives that succeeded at once on a "
     "granted socket (no packet): sends handled_inline by the worker that issued them (it re-arms "
     "the receive), receives posted_by_issuer into the port (one packet per message)";
@@ -348,7 +348,7 @@ class OverlappedSocketIo final : public SocketIo {
               {"recvs_completed_inline_posted", recvs_inline_.load()},
               {"recvs_pending", recvs_pending_.load()},
               {"failures", immediate_failures_.load()}}},
-            {"skip_on_success", to_json(skip_, kSkipScope)},
+            {"skip_on_success", to_json(skip_, kSocketSkipScope)},
             {"completion_source", source_ ? source_->stats() : source_stats_}};
   }
 

@@ -26,7 +26,12 @@ std::uint64_t now_ns() {
           .count());
 }
 
-// A thread in GQCS: lives on that thread's stack, linked into the port's LIFO stack W.
+}  // namespace
+
+// A thread in GQCS: lives on that thread's stack, linked into the port's LIFO stack W. Outside
+// the anonymous namespace because EmulatedPortCore (declared in emulated_port.hpp) holds
+// pointers to it; a named namespace of this file's own keeps the name from clashing.
+namespace emulated_parts {
 struct Waiter {
   Packet* out = nullptr;
   std::size_t capacity = 1;
@@ -40,6 +45,10 @@ struct Waiter {
   Waiter* below = nullptr;
   Waiter* above = nullptr;
 };
+}  // namespace emulated_parts
+using emulated_parts::Waiter;
+
+namespace {
 
 // Threads to wake once the lock is dropped. Only futex words are kept: a woken waiter may return
 // and pop its node before we get to it, and the futex uses the address only as a key.

@@ -18,7 +18,7 @@ namespace {
 
 using namespace iocpbench;
 
-engine::PointSpec post_point() {
+engine::PointSpec pinned_post_point() {
   engine::PointSpec spec;
   spec.workload = WorkloadKind::post;
   spec.workload_params = iocpbench::workloads::parse_workload_params(spec.workload, {{"posters", 2}, {"in_flight", 64}});
@@ -51,7 +51,7 @@ BadInput bad_input_of(const std::string& text, const std::string& flag) {
 TEST(Affinity, ARunPinsItsWorkersAndLoadThreadsAndRecordsTheCpusReadBack) {
   const platform::CpuSet cpus = allowed();
   ASSERT_FALSE(cpus.empty());
-  engine::PointSpec spec = post_point();
+  engine::PointSpec spec = pinned_post_point();
   spec.affinity = engine::parse_affinity_flag(std::to_string(cpus.front()), "--affinity");
   spec.load_affinity = engine::parse_affinity_flag("spread", "--load-affinity");
   const engine::RunResult r = engine::run_point(spec, nullptr);
@@ -77,7 +77,7 @@ TEST(Affinity, ARunPinsItsWorkersAndLoadThreadsAndRecordsTheCpusReadBack) {
 }
 
 TEST(Affinity, NonePinsNothingAndRecordsNoCpus) {
-  const engine::PointSpec spec = post_point();
+  const engine::PointSpec spec = pinned_post_point();
   const engine::RunResult r = engine::run_point(spec, nullptr);
   EXPECT_EQ(r.affinity.workers.spec, "none");
   EXPECT_FALSE(r.affinity.workers.cpus);

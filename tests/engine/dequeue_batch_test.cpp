@@ -59,8 +59,8 @@ class RecordingWorkload final : public workloads::Workload {
 
 using test_support::wait_for;
 
-struct Bench {
-  explicit Bench(port::Backend backend, unsigned concurrency)
+struct BatchBench {
+  explicit BatchBench(port::Backend backend, unsigned concurrency)
       : port(port::make_port(backend, {.concurrency = concurrency})) {}
   std::unique_ptr<port::CompletionPort> port;
   RecordingWorkload workload;
@@ -93,7 +93,7 @@ std::vector<std::uintptr_t> keys_from(std::uintptr_t first, std::size_t count) {
 
 // 20 packets queued, one worker, b = 8: removes of 8, 8 and 4, every packet handled in order.
 TEST_P(DequeueBatchOnPort, OneWorkerTakesUpToTheBatchInOneRemoveAndHandlesEveryPacketInOrder) {
-  Bench b(GetParam(), 1);
+  BatchBench b(GetParam(), 1);
   b.post_keys(keys_from(1, 20));
   engine::Pool pool({b.port.get()}, b.workload, no_work(), 1, b.roles, b.phase, std::nullopt, 8);
   pool.start();
@@ -115,7 +115,7 @@ TEST_P(DequeueBatchOnPort, OneWorkerTakesUpToTheBatchInOneRemoveAndHandlesEveryP
 // A batch holding [P1, stop, P2, stop, P3]: the first stop is the worker's own, the second goes
 // back to the port, and P1..P3 are all handled (P2 and P3 after the stop) before it exits.
 TEST_P(DequeueBatchOnPort, AStopInsideABatchEndsTheThreadAfterItsOtherPacketsAndRepostsTheNext) {
-  Bench b(GetParam(), 1);
+  BatchBench b(GetParam(), 1);
   const std::uintptr_t stop = workloads::kStopKey;
   b.post_keys({1, stop, 2, stop, 3});
   engine::Pool pool({b.port.get()}, b.workload, no_work(), 1, b.roles, b.phase, std::nullopt, 8);
@@ -139,7 +139,7 @@ TEST_P(DequeueBatchOnPort, AStopInsideABatchEndsTheThreadAfterItsOtherPacketsAnd
 // Many threads, batches, a queue still full when stop() posts: every thread takes exactly one
 // stop packet (a batch holding several posts the rest back) and every packet is handled once.
 TEST_P(DequeueBatchOnPort, EveryThreadTakesExactlyOneStopPacketWhenBatchesHoldSeveral) {
-  Bench b(GetParam(), 2);
+  BatchBench b(GetParam(), 2);
   engine::Pool pool({b.port.get()}, b.workload, no_work(), 6, b.roles, b.phase, std::nullopt, 4);
   pool.start();
   b.post_keys(keys_from(1, 3000));

@@ -91,8 +91,8 @@ class ChainWorkload final : public workloads::Workload {
 
 using test_support::wait_for;
 
-struct Bench {
-  Bench(bool inlines, unsigned chain)
+struct ChainBench {
+  ChainBench(bool inlines, unsigned chain)
       : port(port::make_port(port::Backend::emulated, {.concurrency = 1})),
         workload(*port, inlines, chain) {}
   std::unique_ptr<port::CompletionPort> port;
@@ -113,7 +113,7 @@ struct Bench {
 };
 
 TEST(InlineCompletions, AreHandledOnTheThreadAsCompletionsNotPackets) {
-  Bench b(true, 10);
+  ChainBench b(true, 10);
   const engine::WorkerStats s = b.run(11);
   EXPECT_EQ(b.workload.posted(), 0u);
   EXPECT_EQ(s.packets_total, 1u) << "the one packet posted";
@@ -127,7 +127,7 @@ TEST(InlineCompletions, AreHandledOnTheThreadAsCompletionsNotPackets) {
 
 TEST(InlineCompletions, ARunLongerThanTheLimitGoesBackToThePort) {
   const unsigned chain = 3 * engine::kMaxInlineRun;
-  Bench b(true, chain);
+  ChainBench b(true, chain);
   const engine::WorkerStats s = b.run(chain + 1);
   EXPECT_EQ(b.workload.longest_run(), engine::kMaxInlineRun);
   EXPECT_GE(b.workload.posted(), 2u);
@@ -137,7 +137,7 @@ TEST(InlineCompletions, ARunLongerThanTheLimitGoesBackToThePort) {
 }
 
 TEST(InlineCompletions, AWorkloadThatDoesNotCompleteInlineNeverGetsAPlace) {
-  Bench b(false, 5);
+  ChainBench b(false, 5);
   const engine::WorkerStats s = b.run(6);
   EXPECT_EQ(b.workload.posted(), 5u) << "every completion went through the port";
   EXPECT_EQ(s.packets_total, 6u);

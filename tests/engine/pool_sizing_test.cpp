@@ -36,7 +36,7 @@ using namespace std::chrono_literals;
 
 using test_support::CountingWorkload;  // tests/support/counting_workload.hpp
 
-struct Bench {
+struct PoolBench {
   std::unique_ptr<port::CompletionPort> port =
       port::make_port(port::Backend::emulated, {.concurrency = 2});
   CountingWorkload workload;
@@ -77,7 +77,7 @@ Totals totals(const engine::Pool& pool) {
 using test_support::wait_for;
 
 TEST(PoolSizing, GrowsToItsMaximumWhenEveryThreadIsBusyAndShrinksToItsMinimumWhenIdle) {
-  Bench b;
+  PoolBench b;
   engine::PoolSizing sizing{.min_threads = 1,
                          .max_threads = 6,
                          .grow_below_cpu_pct = 100,
@@ -118,7 +118,7 @@ struct Outcome {
   std::size_t left_in_port = 0;
 };
 Outcome handle_batch(const engine::PoolSizing& sizing, unsigned packets) {
-  Bench b;
+  PoolBench b;
   engine::Pool pool({b.port.get()}, b.workload, sleepy_handler(), 0, b.roles, b.phase, sizing);
   pool.start();
   b.post(packets);
@@ -186,7 +186,7 @@ TEST(PoolSizing, ChurnAtEveryPacketKeepsEveryPacketAndStopPacket) {
   // The worst case for the stop protocol: threads joining and leaving as fast as they can
   // while stop() runs, several times over.
   for (int round = 0; round < 5; ++round) {
-    Bench b;
+    PoolBench b;
     engine::PoolSizing churn{.min_threads = 1,
                           .max_threads = 8,
                           .grow_below_cpu_pct = 100,

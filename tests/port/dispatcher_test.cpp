@@ -20,7 +20,7 @@ namespace iocpbench::port {
 namespace {
 
 using namespace std::chrono_literals;
-constexpr Timeout kBound = 5000ms;  // "forever", bounded
+constexpr Timeout kDispatcherBound = 5000ms;  // "forever", bounded
 
 class Dispatcher : public ::testing::TestWithParam<Backend> {
  protected:
@@ -93,7 +93,7 @@ TEST_P(Dispatcher, SingleThreadKeepsFifoOrder) {
   for (std::uintptr_t k = 1; k <= 100; ++k) ASSERT_TRUE(port->post({.key = k}));
   for (std::uintptr_t k = 1; k <= 100; ++k) {
     Packet p;
-    ASSERT_EQ(port->remove(p, kBound), RemoveStatus::ok);
+    ASSERT_EQ(port->remove(p, kDispatcherBound), RemoveStatus::ok);
     EXPECT_EQ(p.key, k);
   }
 }
@@ -102,7 +102,7 @@ TEST_P(Dispatcher, FailedIoStillReturnsItsPacket) {
   auto port = make(1);
   ASSERT_TRUE(port->post({.status = 5, .key = 9}));
   Packet p;
-  EXPECT_EQ(port->remove(p, kBound), RemoveStatus::io_failed);
+  EXPECT_EQ(port->remove(p, kDispatcherBound), RemoveStatus::io_failed);
   EXPECT_EQ(p.key, 9u);
   EXPECT_EQ(p.status, 5u);
 }
@@ -118,7 +118,7 @@ TEST_P(Dispatcher, TimeoutsWithNothingQueued) {
   EXPECT_EQ(removed, 0u);
   // Still usable after timing out.
   ASSERT_TRUE(port->post({.key = 1}));
-  EXPECT_EQ(port->remove(p, kBound), RemoveStatus::ok);
+  EXPECT_EQ(port->remove(p, kDispatcherBound), RemoveStatus::ok);
   EXPECT_EQ(p.key, 1u);
 }
 
@@ -126,7 +126,7 @@ TEST_P(Dispatcher, WaiterIsWokenByALaterPost) {
   auto port = make(1);
   auto waiter = std::async(std::launch::async, [&] {
     Packet p;
-    const RemoveStatus s = port->remove(p, kBound);
+    const RemoveStatus s = port->remove(p, kDispatcherBound);
     return std::make_pair(s, p.key);
   });
   std::this_thread::sleep_for(20ms);
@@ -142,14 +142,14 @@ TEST_P(Dispatcher, BatchTakesUpToItsSizeAndRejectsAnEmptyOne) {
   for (std::uintptr_t k = 1; k <= 5; ++k) ASSERT_TRUE(port->post({.key = k}));
   std::vector<Packet> batch(3);
   std::size_t removed = 0;
-  ASSERT_EQ(port->remove_batch(batch, removed, kBound), RemoveStatus::ok);
+  ASSERT_EQ(port->remove_batch(batch, removed, kDispatcherBound), RemoveStatus::ok);
   ASSERT_EQ(removed, 3u);
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(batch[i].key, i + 1);
-  ASSERT_EQ(port->remove_batch(batch, removed, kBound), RemoveStatus::ok);
+  ASSERT_EQ(port->remove_batch(batch, removed, kDispatcherBound), RemoveStatus::ok);
   ASSERT_EQ(removed, 2u);
   EXPECT_EQ(batch[0].key, 4u);
   EXPECT_EQ(batch[1].key, 5u);
-  EXPECT_EQ(port->remove_batch(std::span<Packet>{}, removed, kBound),
+  EXPECT_EQ(port->remove_batch(std::span<Packet>{}, removed, kDispatcherBound),
             RemoveStatus::invalid_parameter);
 }
 
@@ -159,7 +159,7 @@ TEST_P(Dispatcher, CloseWakesWaitersAndLaterCallsFail) {
   for (int i = 0; i < 3; ++i) {
     waiters.push_back(std::async(std::launch::async, [&] {
       Packet p;
-      return port->remove(p, kBound);
+      return port->remove(p, kDispatcherBound);
     }));
   }
   std::this_thread::sleep_for(30ms);
@@ -173,10 +173,10 @@ TEST_P(Dispatcher, CloseWakesWaitersAndLaterCallsFail) {
   }
   Packet p;
   EXPECT_EQ(port->remove(p, 0ms), RemoveStatus::invalid_handle);
-  EXPECT_EQ(port->remove(p, kBound), RemoveStatus::invalid_handle);
+  EXPECT_EQ(port->remove(p, kDispatcherBound), RemoveStatus::invalid_handle);
   std::size_t removed = 0;
   std::vector<Packet> batch(2);
-  EXPECT_EQ(port->remove_batch(batch, removed, kBound), RemoveStatus::invalid_handle);
+  EXPECT_EQ(port->remove_batch(batch, removed, kDispatcherBound), RemoveStatus::invalid_handle);
   EXPECT_FALSE(port->post({.key = 1}));
   port->close();  // idempotent
 }

@@ -12,17 +12,17 @@
 #include "port/blocking_region.hpp"
 #include "port/completion_port.hpp"
 #include "port/port_actor.hpp"
+#include "step_bound.hpp"
 
 namespace iocpbench::port {
 namespace {
 
 using namespace std::chrono_literals;
-constexpr Timeout kLong = 5000ms;
+constexpr Timeout kWaitBound = 5000ms;  // "forever", bounded
 constexpr auto kSettle = 40ms;
-constexpr auto kStepBound = 10s;
 
 template <typename T>
-void finish(std::future<T>& f) {
+void finish_step(std::future<T>& f) {
   ASSERT_EQ(f.wait_for(kStepBound), std::future_status::ready) << "a step overran its bound";
   f.get();
 }
@@ -38,10 +38,10 @@ std::uint64_t violations_when_running_thread_blocks(CompletionPort& port, unsign
   std::vector<std::unique_ptr<PortActor>> w;
   std::vector<std::future<RemoveOutcome>> got;
   auto fr = async_remove(r, port, 0ms);
-  finish(fr);
+  finish_step(fr);
   for (unsigned i = 0; i < waiters; ++i) {
     w.push_back(std::make_unique<PortActor>());
-    got.push_back(async_remove(*w.back(), port, kLong));
+    got.push_back(async_remove(*w.back(), port, kWaitBound));
     std::this_thread::sleep_for(kSettle);
   }
   for (unsigned k = 1; k <= packets; ++k) port.post({.key = k});
@@ -49,11 +49,11 @@ std::uint64_t violations_when_running_thread_blocks(CompletionPort& port, unsign
     BlockingRegion region;
     platform::precise_sleep(100ms);
   });
-  finish(blocks);
+  finish_step(blocks);
   std::this_thread::sleep_for(kSettle);
   const std::uint64_t violations = port.counters().invariant_violations;
   port.close();
-  for (auto& f : got) finish(f);
+  for (auto& f : got) finish_step(f);
   return violations;
 }
 
@@ -81,16 +81,16 @@ TEST(InvariantChecker, CatchesAPostOverTheLimit) {
   for (const bool cap : {true, false}) {
     auto port = port_with({.concurrency_cap = cap});
     PortActor a, b;
-    auto fa = async_remove(a, *port, kLong);
-    auto fb = async_remove(b, *port, kLong);
+    auto fa = async_remove(a, *port, kWaitBound);
+    auto fb = async_remove(b, *port, kWaitBound);
     std::this_thread::sleep_for(kSettle);
     port->post({.key = 1});
     port->post({.key = 2});
     std::this_thread::sleep_for(kSettle);
     const std::uint64_t violations = port->counters().invariant_violations;
     port->close();
-    finish(fa);
-    finish(fb);
+    finish_step(fa);
+    finish_step(fb);
     if (cap) {
       EXPECT_EQ(violations, 0u);
     } else {
@@ -103,19 +103,19 @@ TEST(InvariantChecker, CatchesAPostOverTheLimit) {
 TEST(InvariantChecker, TheResumeWindowIsNotAViolation) {
   auto port = port_with({});
   PortActor a, b;
-  auto fb = async_remove(b, *port, kLong);
+  auto fb = async_remove(b, *port, kWaitBound);
   std::this_thread::sleep_for(kSettle);
-  auto fa = async_remove(a, *port, kLong);
+  auto fa = async_remove(a, *port, kWaitBound);
   std::this_thread::sleep_for(kSettle);
   port->post({.key = 1});
   port->post({.key = 2});
-  finish(fa);
+  finish_step(fa);
   auto blocks = a.run([] {
     BlockingRegion region;
     platform::precise_sleep(200ms);
   });
-  finish(fb);
-  finish(blocks);  // A resumed while B runs: C = 2 > M = 1
+  finish_step(fb);
+  finish_step(blocks);  // A resumed while B runs: C = 2 > M = 1
   port->post({.key = 3});
   EXPECT_EQ(port->counters().max_active, 2u);
   EXPECT_EQ(port->counters().invariant_violations, 0u);

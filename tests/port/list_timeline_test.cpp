@@ -11,12 +11,12 @@
 #include "port/completion_port.hpp"
 #include "port/list_timeline.hpp"
 #include "port/port_actor.hpp"
+#include "step_bound.hpp"
 
 namespace iocpbench::port {
 namespace {
 
 using namespace std::chrono_literals;
-constexpr auto kStepBound = 10s;
 
 // A scripted clock: the tests set the time each change happens at.
 std::uint64_t g_now_ns = 0;

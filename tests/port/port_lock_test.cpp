@@ -19,7 +19,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto kBound = 10s;  // "forever", bounded: a lock that loses a wake-up fails, not hangs
+constexpr auto kLockBound = 10s;  // "forever", bounded: a lock that loses a wake-up fails, not hangs
 
 // Threads increment a plain counter under the lock and flag their presence inside it: a lost
 // increment or two threads inside at once means the lock did not exclude.
@@ -61,7 +61,7 @@ TEST(PortLock, SleepingWaiterIsWokenByUnlock) {
   while (!waiting.load()) std::this_thread::yield();
   EXPECT_EQ(waiter.wait_for(100ms), std::future_status::timeout) << "got a held lock";
   lock.unlock();
-  ASSERT_EQ(waiter.wait_for(kBound), std::future_status::ready) << "the unlock lost the wake-up";
+  ASSERT_EQ(waiter.wait_for(kLockBound), std::future_status::ready) << "the unlock lost the wake-up";
   EXPECT_TRUE(waiter.get());
   EXPECT_TRUE(lock.try_lock()) << "the lock stayed held after both released it";
   lock.unlock();
@@ -71,7 +71,7 @@ TEST(PortLock, TryLockFailsWhileHeld) {
   PortLock lock;
   ASSERT_TRUE(lock.try_lock());
   auto other = std::async(std::launch::async, [&] { return lock.try_lock(); });
-  ASSERT_EQ(other.wait_for(kBound), std::future_status::ready);
+  ASSERT_EQ(other.wait_for(kLockBound), std::future_status::ready);
   EXPECT_FALSE(other.get());
   lock.unlock();
   EXPECT_TRUE(lock.try_lock());

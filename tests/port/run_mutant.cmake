@@ -1,20 +1,44 @@
-# cmake -DBINARY=<port_conformance_test> -DMUTANT=<name> -P run_mutant.cmake
+# cmake -DBINARY=<port_conformance_test> -DMUTANT=<name> [-DKILLERS=T24,T23] -P run_mutant.cmake
 # Passes when the conformance suite FAILS against the mutant (the mutant is killed); fails when
 # every test passes (the mutant survived) or when the binary did not run the suite at all.
-execute_process(
-  COMMAND ${BINARY} --mutant=${MUTANT} --gtest_fail_fast --gtest_brief=1
-  RESULT_VARIABLE rc
-  OUTPUT_VARIABLE out
-  ERROR_VARIABLE err
-  TIMEOUT 110)
-string(REGEX MATCHALL "\\[  FAILED  \\] [^\n,]*" killers "${out}")
-list(REMOVE_DUPLICATES killers)
-if(rc EQUAL 0)
+# KILLERS, the tests that killed the mutant before (mutants.cmake), run first; only a mutant
+# that survives them runs against the whole suite.
+function(run_suite filter result)
+  set(args --mutant=${MUTANT} --gtest_fail_fast --gtest_brief=1)
+  if(filter)
+    list(APPEND args --gtest_filter=${filter})
+  endif()
+  execute_process(COMMAND ${BINARY} ${args}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 55)
+  string(REGEX MATCHALL "\\[  FAILED  \\] [^\n,]*" killers "${out}")
+  if(rc EQUAL 0)
+    set(${result} "survived" PARENT_SCOPE)
+  elseif(killers)
+    list(GET killers 0 first)
+    string(REPLACE "[  FAILED  ] " "" first "${first}")
+    set(${result} "killed by ${first}" PARENT_SCOPE)
+  else()
+    set(${result} "did not run (exit ${rc}): ${err}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+set(result "survived")
+if(KILLERS)
+  string(REPLACE "," ";" tests "${KILLERS}")
+  list(TRANSFORM tests REPLACE "^(T[0-9]+)$" "*.\\1_*")
+  list(JOIN tests ":" filter)
+  run_suite("${filter}" result)
+  if(result STREQUAL "survived")
+    message(STATUS "mutant ${MUTANT} survived ${KILLERS}, which killed it before: the whole suite next")
+  endif()
+endif()
+if(result STREQUAL "survived")
+  run_suite("" result)
+endif()
+if(result STREQUAL "survived")
   message(FATAL_ERROR "mutant ${MUTANT} survived: every conformance test passed against it")
-elseif(killers)
-  list(GET killers 0 first)
-  string(REPLACE "[  FAILED  ] " "" first "${first}")
-  message(STATUS "mutant ${MUTANT} killed by ${first}")
+elseif(result MATCHES "^killed")
+  message(STATUS "mutant ${MUTANT} ${result}")
 else()
-  message(FATAL_ERROR "mutant ${MUTANT}: the suite did not run (exit ${rc}): ${err}")
+  message(FATAL_ERROR "mutant ${MUTANT}: the suite ${result}")
 endif()

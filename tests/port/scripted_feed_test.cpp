@@ -21,13 +21,13 @@
 #include "port/completion_port.hpp"
 #include "port/io_feed.hpp"
 #include "port/port_actor.hpp"
+#include "step_bound.hpp"
 
 namespace iocpbench::port {
 namespace {
 
 using namespace std::chrono_literals;
-constexpr Timeout kLong = 10000ms;
-constexpr auto kStepBound = 10s;
+constexpr Timeout kFeedWait = 10000ms;  // "forever", bounded
 
 // A feed whose completions and wake-ups the test controls. A completion is ready for the next
 // harvest at once (the kernel has queued it); the watcher asleep in wait() wakes only when the
@@ -174,7 +174,7 @@ TEST(ScriptedFeed, ASleepingWatcherHidesNoCompletionFromAZeroTimeoutRemove) {
   port->attach_feed(&feed);
   PortActor w;
   PortActor r;
-  auto waited = async_remove(w, *port, kLong);
+  auto waited = async_remove(w, *port, kFeedWait);
   ASSERT_TRUE(feed.await_sleepers(1)) << "the waiter did not watch the feed";
   hold_a_slot(r, *port);  // C = M; the watcher sleeps on (it resigns when it next wakes)
   feed.complete(1);
@@ -195,9 +195,9 @@ TEST(ScriptedFeed, ABlockReleasesTheNewestWaiterWhileTheWatcherSleeps) {
   ScriptedFeed feed;
   port->attach_feed(&feed);
   PortActor older, newer, r;
-  auto older_got = async_remove(older, *port, kLong);
+  auto older_got = async_remove(older, *port, kFeedWait);
   ASSERT_TRUE(feed.await_sleepers(1));
-  auto newer_got = async_remove(newer, *port, kLong);
+  auto newer_got = async_remove(newer, *port, kFeedWait);
   ASSERT_TRUE(await_waiters(*port, 2)) << "the newer waiter did not reach the port";
   hold_a_slot(r, *port);
   EXPECT_EQ(feed.sleepers(), 1u) << "the newer waiter waits on its futex, not on the feed";
@@ -222,7 +222,7 @@ TEST(ScriptedFeed, APostReachesASleepingWatcher) {
   ScriptedFeed feed;
   port->attach_feed(&feed);
   PortActor w;
-  auto got = async_remove(w, *port, kLong);
+  auto got = async_remove(w, *port, kFeedWait);
   ASSERT_TRUE(feed.await_sleepers(1));
   ASSERT_TRUE(port->post({.key = 5}));
   const RemoveOutcome outcome = finish(got);
@@ -238,7 +238,7 @@ TEST(ScriptedFeed, TheWokenWatcherTakesTheCompletion) {
   ScriptedFeed feed;
   port->attach_feed(&feed);
   PortActor w;
-  auto got = async_remove(w, *port, kLong);
+  auto got = async_remove(w, *port, kFeedWait);
   ASSERT_TRUE(feed.await_sleepers(1));
   feed.complete(9);
   feed.wake_watcher();
@@ -258,7 +258,7 @@ TEST(ScriptedFeed, ABatchRemoveAfterAHandoffTakesTheCompletedIo) {
   auto got = w.run([&] {
     std::array<Packet, 4> out{};
     std::size_t removed = 0;
-    const RemoveStatus status = port->remove_batch(out, removed, kLong);
+    const RemoveStatus status = port->remove_batch(out, removed, kFeedWait);
     std::vector<std::uintptr_t> keys;
     for (std::size_t i = 0; i < removed; ++i) keys.push_back(out[i].key);
     return std::pair{status, keys};
@@ -281,7 +281,7 @@ TEST(ScriptedFeed, CloseWakesTheWatcher) {
   ScriptedFeed feed;
   port->attach_feed(&feed);
   PortActor w;
-  auto got = async_remove(w, *port, kLong);
+  auto got = async_remove(w, *port, kFeedWait);
   ASSERT_TRUE(feed.await_sleepers(1));
   port->close();
   EXPECT_EQ(finish(got).status, RemoveStatus::abandoned);
@@ -295,7 +295,7 @@ TEST(ScriptedFeed, DetachWaitsForTheWatcherToLeave) {
   auto feed = std::make_unique<ScriptedFeed>();
   port->attach_feed(feed.get());
   PortActor w;
-  auto got = async_remove(w, *port, kLong);
+  auto got = async_remove(w, *port, kFeedWait);
   ASSERT_TRUE(feed->await_sleepers(1));
   port->attach_feed(nullptr);
   EXPECT_EQ(feed->sleepers(), 0u);
@@ -308,7 +308,7 @@ TEST(ScriptedFeed, DetachWaitsForTheWatcherToLeave) {
 TEST(ScriptedFeed, AttachingUnderAWaiterAppointsAWatcher) {
   auto port = port_of(1);
   PortActor w;
-  auto got = async_remove(w, *port, kLong);
+  auto got = async_remove(w, *port, kFeedWait);
   std::this_thread::sleep_for(50ms);  // w waits in the port, no feed yet
   ScriptedFeed feed;
   port->attach_feed(&feed);

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "test_data_file.hpp"
 #include "core/errors.hpp"
 #include "io/completion_source_linux.hpp"
 #include "platform/platform.hpp"
@@ -448,23 +449,6 @@ TEST(CompletionPathRecord, ANewFileAndAnOlderPortFileResumeOnPort) {
 
 // ---- whole runs ----
 
-unsigned n_cpus() { return iocpbench::platform::logical_cpus(); }
-
-std::string test_file() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("iocpbench-io-conformance-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / "data.bin").string();
-}
-
-class Cleanup : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(std::filesystem::path(test_file()).parent_path(), ec);
-  }
-};
-const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new Cleanup);
 
 iocpbench::engine::PointSpec lifo_spec(iocpbench::WorkloadKind workload, nlohmann::json params) {
   iocpbench::engine::PointSpec spec;
@@ -472,9 +456,9 @@ iocpbench::engine::PointSpec lifo_spec(iocpbench::WorkloadKind workload, nlohman
   params["completion_path"] = "port";
   spec.workload_params = iocpbench::workloads::parse_workload_params(workload, params);
   spec.concurrency = {"N", 1, 0};
-  spec.concurrency_value = n_cpus();
+  spec.concurrency_value = iocpbench::platform::logical_cpus();
   spec.pool = iocpbench::core::CountSpec{"2N+2", 2, 2};
-  spec.pool_value = 2 * n_cpus() + 2;
+  spec.pool_value = 2 * iocpbench::platform::logical_cpus() + 2;
   spec.duration_s = 1.0;
   spec.warmup_s = 0.2;
   spec.work_us = 100;
@@ -488,14 +472,14 @@ void expect_iocp_signature(const iocpbench::engine::RunResult& r) {
                 "read by the port itself"),
             std::string::npos);
   double top = 0;
-  for (unsigned i = 0; i < n_cpus() && i < r.thread_shares.size(); ++i) top += r.thread_shares[i];
+  for (unsigned i = 0; i < iocpbench::platform::logical_cpus() && i < r.thread_shares.size(); ++i) top += r.thread_shares[i];
   EXPECT_GE(top, 0.95) << "the N busiest threads took " << top << " of the completions";
-  EXPECT_LE(r.port_counters.max_active, n_cpus()) << "b = 0: no resume window, C <= M";
+  EXPECT_LE(r.port_counters.max_active, iocpbench::platform::logical_cpus()) << "b = 0: no resume window, C <= M";
 }
 
 TEST(IoConformanceRun, FileLifoSignatureAndCap) {
   expect_iocp_signature(iocpbench::engine::run_point(
-      lifo_spec(iocpbench::WorkloadKind::file, {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 32}}),
+      lifo_spec(iocpbench::WorkloadKind::file, {{"file", iocpbench::test_support::test_data_file()}, {"file_size_mib", 16}, {"outstanding", 32}}),
       nullptr));
 }
 

@@ -15,6 +15,7 @@
 #include <numeric>
 #include <string>
 
+#include "test_data_file.hpp"
 #include "core/errors.hpp"
 #include "platform/platform.hpp"
 #include "results/run_blocks.hpp"
@@ -72,22 +73,6 @@ std::size_t count_threads() {
   return n;
 }
 
-// A small data file per test binary, in a directory of its own.
-std::string test_file() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("iocpbench-workload-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / "data.bin").string();
-}
-
-class Cleanup : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(std::filesystem::path(test_file()).parent_path(), ec);
-  }
-};
-const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new Cleanup);
 
 void expect_clean_accounting(const RunResult& r, unsigned pool) {
   EXPECT_EQ(r.errors, 0u) << iocpbench::results::error_detail_json(r.error_detail).dump();
@@ -185,7 +170,7 @@ TEST(MetricSense, BlockingRaisesSwitchesAndAchievedRatioTracksB) {
 TEST(FileWorkload, RandomDirectReadsMoveBlockSizeBytesPerOp) {
   PointSpec spec = spec_for(
       iocpbench::WorkloadKind::file,
-      {{"file", test_file()}, {"file_size_mib", 16}, {"block_size", 4096}, {"outstanding", 8}});
+      {{"file", iocpbench::test_support::test_data_file()}, {"file_size_mib", 16}, {"block_size", 4096}, {"outstanding", 8}});
   const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.bytes, r.ops * 4096) << "bytes = ops x block size";
@@ -196,7 +181,7 @@ TEST(FileWorkload, RandomDirectReadsMoveBlockSizeBytesPerOp) {
 }
 
 TEST(FileWorkload, SequentialMixedBufferedKeepsTheBlockInvariant) {
-  PointSpec spec = spec_for(iocpbench::WorkloadKind::file, {{"file", test_file()},
+  PointSpec spec = spec_for(iocpbench::WorkloadKind::file, {{"file", iocpbench::test_support::test_data_file()},
                                      {"file_size_mib", 16},
                                      {"block_size", 8192},
                                      {"pattern", "sequential"},
@@ -232,7 +217,7 @@ TEST(SocketWorkload, SeveralMessagesInFlightPerConnection) {
 TEST(CleanShutdown, NoFdsOrThreadsLeftBehind) {
   // Warm the one-time costs (calibration, data file) outside the measurement.
   PointSpec file =
-      spec_for(iocpbench::WorkloadKind::file, {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 4}});
+      spec_for(iocpbench::WorkloadKind::file, {{"file", iocpbench::test_support::test_data_file()}, {"file_size_mib", 16}, {"outstanding", 4}});
   file.duration_s = 0.1;
   iocpbench::engine::run_point(file, nullptr);
   const std::size_t fds = count_entries("/proc/self/fd");
@@ -423,7 +408,7 @@ TEST(PerThreadDispatch, ClosedLoopPostStaysOnItsWorker) {
 TEST(PerThreadDispatch, FileReadsOneRingPerWorker) {
   PointSpec spec = per_thread(spec_for(
       iocpbench::WorkloadKind::file,
-      {{"file", test_file()}, {"file_size_mib", 16}, {"block_size", 4096}, {"outstanding", 8}}));
+      {{"file", iocpbench::test_support::test_data_file()}, {"file_size_mib", 16}, {"block_size", 4096}, {"outstanding", 8}}));
   const RunResult r = iocpbench::engine::run_point(spec, nullptr);
   expect_clean_accounting(r, spec.pool_value);
   EXPECT_EQ(r.bytes, r.ops * 4096);
@@ -459,7 +444,7 @@ TEST(PerThreadDispatch, SocketEchoesOnEachWorkersOwnRing) {
 // The thread path (--completion-path thread) stays selectable for A/B: a completion thread
 // is the only submitter, and every I/O is still accounted for.
 TEST(ThreadCompletionPath, FileAndSocketStillAccountForEveryCompletion) {
-  PointSpec file = spec_for(iocpbench::WorkloadKind::file, {{"file", test_file()}, {"file_size_mib", 16}, {"outstanding", 8},
+  PointSpec file = spec_for(iocpbench::WorkloadKind::file, {{"file", iocpbench::test_support::test_data_file()}, {"file_size_mib", 16}, {"outstanding", 8},
                                      {"completion_path", "thread"}});
   const RunResult f = iocpbench::engine::run_point(file, nullptr);
   expect_clean_accounting(f, file.pool_value);
