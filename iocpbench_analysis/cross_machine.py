@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scipy import stats as sps
 
+from .lazy_stats import sps
 from .match import SpecKey, identity, point_label, spec_key
 from .metrics import DEFAULT_METRIC, central_value
 

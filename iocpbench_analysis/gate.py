@@ -40,13 +40,15 @@ tests/python/test_paired_gate.py reproduce them.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
+
+from .lazy_stats import sps
 
 DEFAULT_MARGIN_PCT = 5.0
 FAMILY_ALPHA = 0.05
@@ -269,11 +271,14 @@ def bonferroni_z(points: int, alpha: float = FAMILY_ALPHA) -> float:
     return quantile(points, math.inf, alpha)
 
 
-Z95 = float(sps.norm.ppf(0.5 + CONFIDENCE / 2))
+@functools.cache
+def z95() -> float:
+    """The two-sided normal quantile at CONFIDENCE."""
+    return float(sps.norm.ppf(0.5 + CONFIDENCE / 2))
 
 
 def _two_sided(df: float) -> float:
-    return Z95 if math.isinf(df) else float(sps.t.ppf(0.5 + CONFIDENCE / 2, df))
+    return z95() if math.isinf(df) else float(sps.t.ppf(0.5 + CONFIDENCE / 2, df))
 
 
 def judge_point(sample: Sample, pool: Pooled | None, points: int, *, margin_pct: float,
@@ -328,7 +333,7 @@ def judge_global_unclustered(samples: Sequence[Sample], ses: Sequence[float], *,
     noise = math.sqrt(float(np.mean(np.square(ses)))) / math.sqrt(k) if ses else 0.0
     spread = float(np.std(ds, ddof=1)) / math.sqrt(k) if k > 1 else 0.0
     se = max(noise, spread)
-    t = float(sps.t.ppf(0.5 + CONFIDENCE / 2, k - 1)) if k > 1 else Z95
+    t = float(sps.t.ppf(0.5 + CONFIDENCE / 2, k - 1)) if k > 1 else z95()
     low, high = mean - t * se, mean + t * se
     limit = margin_limit(margin_pct, higher_is_better)
     regression = high < limit if higher_is_better else low > limit
@@ -455,7 +460,7 @@ def judge_many_parts(base: np.ndarray, new: np.ndarray, *, margin_pct: float = D
     if interval == UNCLUSTERED:
         noise = np.sqrt((se**2).mean(axis=1)) / math.sqrt(k)
         spread = d.std(axis=1, ddof=1) / math.sqrt(k) if k > 1 else np.zeros(c)
-        t = float(sps.t.ppf(0.5 + CONFIDENCE / 2, k - 1)) if k > 1 else Z95
+        t = float(sps.t.ppf(0.5 + CONFIDENCE / 2, k - 1)) if k > 1 else z95()
         return point, mean + t * np.maximum(noise, spread) < limit
     # Each side: the per-round means of the points' residuals, their variance over R rounds.
     ub = (base - base.mean(axis=2, keepdims=True)).mean(axis=1)

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats as sps
+
+from .lazy_stats import sps
 
 CONFIDENCE = 0.95
 
