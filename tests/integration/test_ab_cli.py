@@ -39,7 +39,11 @@ def outputs(tmp_path: Path) -> list[str]:
 
 def test_the_same_build_as_old_and_new(binary, tmp_path):
     proc = run_ab("--base", binary, "--new", binary, *outputs(tmp_path), "--rounds", "3", "--", *GRID)
-    assert proc.returncode in (0, 3), proc.stdout + proc.stderr  # never 1 is not certain at 0.1 s, nor 0
+    # A verdict, whichever: the same build twice at 0.1 s a run on a machine that may be busy can
+    # read as a regression (the gate's error rates assume 7 rounds on a quiet machine). What the
+    # gate concludes from given numbers is tested on scripted runs (tests/python/test_ab.py).
+    assert proc.returncode in (0, 1, 3), proc.stdout + proc.stderr
+    assert "the paired gate:" in proc.stderr and proc.stdout.startswith("## iocpbench compare")
     docs = {side: json.loads((tmp_path / f"{side}.json").read_text()) for side in ("base", "new")}
     for side, doc in docs.items():
         _validator().validate(doc)

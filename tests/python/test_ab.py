@@ -167,7 +167,11 @@ def test_a_crashing_build_stops_the_rounds_and_fails(tmp_path: Path) -> None:
 
 def test_interrupted_keeps_finished_rounds_with_complete_false(tmp_path: Path) -> None:
     base, new = fake_binary(tmp_path, "old", FAKE_SLEEP="0.4"), fake_binary(tmp_path, "new", FAKE_SLEEP="0.4")
-    command = [*(sys.executable, "-m", "iocpbench_analysis", "ab"), *ab_args(base, new, tmp_path, rounds=20)]
+    # Ctrl-C's default action first: a test run from a background job (`cmd &` in a script, as
+    # CI may start it) inherits SIGINT ignored, which a Python program keeps.
+    with_sigint = ("import signal, sys; from iocpbench_analysis.__main__ import main; "
+                   "signal.signal(signal.SIGINT, signal.default_int_handler); sys.exit(main(sys.argv[1:]))")
+    command = [sys.executable, "-c", with_sigint, "ab", *ab_args(base, new, tmp_path, rounds=20)]
     for sig in (signal.SIGINT, signal.SIGTERM):
         for f in tmp_path.glob("*.json"):
             f.unlink()
