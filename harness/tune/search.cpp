@@ -181,7 +181,7 @@ std::vector<engine::LevelReading> run_levels(const engine::PointSpec& spec, cons
 // exclusion_reason, given `runs` and the readings of those whose handlers blocked (none empty).
 std::optional<std::string> judged_exclusion(double requested_ratio,
                                             const std::vector<std::vector<engine::LevelReading>>& readings,
-                                            const std::vector<engine::RunResult>& runs) {
+                                            const RunList& runs) {
   if (runs.empty()) return std::nullopt;
   for (const auto& r : runs) {
     if (!r.drained) return std::string("a run did not drain");
@@ -200,7 +200,7 @@ std::optional<std::string> judged_exclusion(double requested_ratio,
 
 }  // namespace
 
-std::optional<std::string> exclusion_reason(const engine::PointSpec& spec, const std::vector<engine::RunResult>& runs) {
+std::optional<std::string> exclusion_reason(const engine::PointSpec& spec, const RunList& runs) {
   std::vector<std::vector<engine::LevelReading>> readings;
   for (const auto& r : runs) {
     if (auto levels = run_levels(spec, r); !levels.empty()) readings.push_back(std::move(levels));

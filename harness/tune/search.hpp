@@ -14,6 +14,7 @@
 // Session and final stages on simulated throughputs.
 
 #include <cstddef>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,10 +64,16 @@ class Runner {
   virtual void note(const std::string& line) { (void)line; }
 };
 
+// A setting's runs, in the order they ran, kept for the results file. A deque: runs are
+// appended one at a time for the whole session and never move (a vector of these 2.6 KB
+// results re-allocates and copies megabytes as it grows, which a simulation of thousands of
+// tune runs spends most of its time on).
+using RunList = std::deque<engine::RunResult>;
+
 struct Trial {
   engine::PointSpec spec;
   std::string id;                    // sweep::point_id(spec)
-  std::vector<engine::RunResult> runs;  // every phase, for the results file
+  RunList runs;                      // every phase
   std::vector<double> screening_ops_per_s;
   std::vector<double> final_ops_per_s;  // the current stage's, one per final round in round order
 };
@@ -83,7 +90,7 @@ core::CountSpec spec_of(const std::string& text);
 // place that decides: a run that did not drain, or a point whose blocking ratio was not honoured
 // (engine/blocking_judge, the judge behind points[].blocking_fidelity: it did not measure the b
 // that was asked).
-std::optional<std::string> exclusion_reason(const engine::PointSpec& spec, const std::vector<engine::RunResult>& runs);
+std::optional<std::string> exclusion_reason(const engine::PointSpec& spec, const RunList& runs);
 
 // The settings tried and their runs.
 class Session {

@@ -85,7 +85,7 @@ results::ResultsDocument slo_document(const SloOutcome& out) {
     for (const SloTrial& t : setting.steps) trials.push_back(&t);
     for (const SloTrial* t : trials) {
       if (t->runs.empty()) continue;
-      results::PointResult point = results::point_result(t->spec, t->runs);
+      results::PointResult point = results::point_result(t->spec, {t->runs.begin(), t->runs.end()});
       point.id = t->id;
       points.push_back(std::move(point));
     }

@@ -34,7 +34,7 @@ struct SloSettings {
 struct SloTrial {
   engine::PointSpec spec;
   std::string id;
-  std::vector<engine::RunResult> runs;
+  RunList runs;
   SloCandidate candidate() const;  // its runs as the rule reads them (Slo from the settings)
   SloPercentile percentile = SloPercentile::kP99;
 };

@@ -163,7 +163,7 @@ results::ResultsDocument tune_document(const TuneOutcome& t) {
   nlohmann::json evidence = nlohmann::json::array();
   for (const auto& trial : t.trials) {
     if (trial.runs.empty()) continue;
-    results::PointResult point = results::point_result(trial.spec, trial.runs);
+    results::PointResult point = results::point_result(trial.spec, {trial.runs.begin(), trial.runs.end()});
     point.id = trial.id;
     evidence.push_back(trial.id);
     points.push_back(std::move(point));

@@ -127,7 +127,7 @@ TEST(ExclusionReason, JudgesAsTheResultsFileDoes) {
   for (std::size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(i);
     const nlohmann::json fidelity = results::blocking_fidelity(results::to_json(results::point_result(spec, cases[i])));
-    const std::optional<std::string> reason = exclusion_reason(spec, cases[i]);
+    const std::optional<std::string> reason = exclusion_reason(spec, {cases[i].begin(), cases[i].end()});
     EXPECT_EQ(reason.has_value(), !fidelity.at("within_tolerance").get<bool>());
     if (reason) {
       ++not_honoured;
@@ -139,12 +139,12 @@ TEST(ExclusionReason, JudgesAsTheResultsFileDoes) {
   for (auto& r : none_blocked) r.blocking.times.handlers = 0;
   const nlohmann::json fidelity = results::blocking_fidelity(results::to_json(results::point_result(spec, none_blocked)));
   EXPECT_FALSE(fidelity.at("within_tolerance").get<bool>());
-  EXPECT_EQ(exclusion_reason(spec, none_blocked),
+  EXPECT_EQ(exclusion_reason(spec, {none_blocked.begin(), none_blocked.end()}),
             std::optional<std::string>("blocking ratio not honoured: no blocking handler ran"));
   EXPECT_FALSE(exclusion_reason(spec, {}).has_value());
   std::vector<engine::RunResult> undrained{run_with(0.5, std::nullopt, nullptr)};
   undrained[0].drained = false;
-  EXPECT_EQ(exclusion_reason(spec, undrained), std::optional<std::string>("a run did not drain"));
+  EXPECT_EQ(exclusion_reason(spec, {undrained.begin(), undrained.end()}), std::optional<std::string>("a run did not drain"));
 }
 
 }  // namespace
