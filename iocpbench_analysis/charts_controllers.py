@@ -118,14 +118,14 @@ def file_charts(res: Results) -> list[ControllerChart]:
 
 def write_controller_charts(results: list[Results], outdir: Path) -> list[Path]:
     """The charts as FILE-FAMILY-controllers-....{png,svg}, named as iocpbench-charts names them."""
-    from .charts import figure_bytes, file_prefixes
+    from .charts import figure_files, file_prefixes
 
     outdir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for prefix, res in zip(file_prefixes(results), results):
         for chart in file_charts(res):
-            for fmt in ("png", "svg"):
+            for fmt, data in figure_files(chart.figure):
                 path = outdir / f"{prefix}-{chart.name}.{fmt}"
-                path.write_bytes(figure_bytes(chart.figure, fmt))
+                path.write_bytes(data)
                 written.append(path)
     return written

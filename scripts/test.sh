@@ -13,7 +13,7 @@ start=$SECONDS
 # Each stage's heading says when it starts, so that a slow CI run says where its time went.
 stage() { echo "== $* (at $((SECONDS - start)) s)"; }
 
-scripts/setup-deps.sh --windows   # the Windows part's MinGW-w64 and Wine too: built below
+scripts/setup-deps.sh --windows --sanitizers   # MinGW-w64, Wine and clang too: built below
 scripts/setup-python.sh
 
 stage "C++ (Release): configure, build"

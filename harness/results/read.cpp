@@ -21,9 +21,10 @@ using Json = nlohmann::json;
 template <std::size_t N>
 Json unknown_keys(const Json& json, const char* const (&known)[N]) {
   Json extra = Json::object();
-  for (const auto& [name, value] : json.items()) {
+  for (const auto& item : json.items()) {
+    const std::string& name = item.key();
     if (std::none_of(std::begin(known), std::end(known), [&](const char* k) { return name == k; })) {
-      extra[name] = value;
+      extra[name] = item.value();
     }
   }
   return extra;

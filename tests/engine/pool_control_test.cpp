@@ -301,7 +301,14 @@ class ScriptedPool {
 
 TEST(ControlledPool, StartsChangesSizeAndStopsWithOneStopPacketPerThread) {
   ScriptedPool scripted(false);
-  auto& [port, workload, roles, want, samples, pool] = scripted.parts();
+  // Named references, not a structured binding: the lambdas below use them (clang before 16
+  // cannot capture a binding).
+  ScriptedPool::Parts& parts = scripted.parts();
+  auto& port = parts.port;
+  auto& workload = parts.workload;
+  auto& want = parts.want;
+  auto& samples = parts.samples;
+  auto& pool = parts.pool;
   EXPECT_EQ(pool.threads(), 1u);
   want = 5;
   ASSERT_TRUE(wait_for([&] { return pool.threads() == 5; })) << "stuck at " << pool.threads();
@@ -339,7 +346,12 @@ TEST(ControlledPool, StartsChangesSizeAndStopsWithOneStopPacketPerThread) {
 // parked at stop end without a stop packet while every counted thread takes exactly one.
 TEST(ControlledPool, ThreadsWithIoPendingParkAndComeBackBeforeNewOnesStart) {
   ScriptedPool scripted(true);
-  auto& [port, workload, roles, want, samples, pool] = scripted.parts();
+  ScriptedPool::Parts& parts = scripted.parts();  // named references, as above
+  auto& port = parts.port;
+  auto& workload = parts.workload;
+  auto& roles = parts.roles;
+  auto& want = parts.want;
+  auto& pool = parts.pool;
   want = 5;
   ASSERT_TRUE(wait_for([&] { return pool.threads() == 5; })) << "stuck at " << pool.threads();
   ASSERT_TRUE(wait_for([&] { return roles.size() == 5; }));

@@ -265,7 +265,7 @@ def _packages(tmp_path: Path, os_id: str) -> list[str]:
     os_release = tmp_path / "os-release"
     os_release.write_text(f"ID={os_id}\n")
     result = subprocess.run(
-        ["bash", str(SETUP_DEPS), "--print", "--windows"],
+        ["bash", str(SETUP_DEPS), "--print", "--windows", "--sanitizers"],
         env={"PATH": "/usr/bin:/bin", "IOCPBENCH_OS_RELEASE": str(os_release)},
         capture_output=True, text=True, timeout=30, check=True,
     )
@@ -276,7 +276,7 @@ def test_setup_deps_asks_each_distribution_only_for_its_own_packages(tmp_path: P
     debian, ubuntu = _packages(tmp_path, "debian"), _packages(tmp_path, "ubuntu")
     assert "chromium" in debian
     assert "chromium" not in ubuntu  # no candidate there: apt would fail the job
-    for wanted in ("libbenchmark-dev", "liburing-dev", "g++-mingw-w64-x86-64-posix", "wine"):
+    for wanted in ("libbenchmark-dev", "liburing-dev", "g++-mingw-w64-x86-64-posix", "wine", "clang", "libclang-rt-dev"):
         assert wanted in debian and wanted in ubuntu
 
 
