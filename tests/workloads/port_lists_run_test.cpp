@@ -39,7 +39,11 @@ TEST(PortListsRun, ASharedEmulatedPortKeepsItsListsOverTheWindow) {
   ASSERT_TRUE(r.port_lists.has_value()) << r.port_lists_unavailable_because;
   const auto& l = *r.port_lists;
   EXPECT_EQ(l.concurrency, spec.concurrency_value);
-  EXPECT_NEAR(l.window_s, r.seconds, 0.01);
+  // The lists' window is the measured one, taken a few reads after each of its ends (how much
+  // later depends on the machine's load, so no closer bound than this): most of the window, and
+  // not the warm-up.
+  EXPECT_GT(l.window_s, 0.5 * r.seconds);
+  EXPECT_LT(l.window_s, r.seconds + spec.warmup_s);
   for (const auto* shares : {&l.waiting, &l.active, &l.paused, &l.depth}) EXPECT_NEAR(sum(shares->at), 1.0, 1e-6);
   // C exceeds M only by resumes (a paused thread counted again at once): never by more than
   // the threads that can be paused.
