@@ -21,7 +21,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-
 from .lazy_stats import sps
 from .match import SpecKey, identity, point_label, spec_key
 from .metrics import DEFAULT_METRIC, central_value
