@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import os
-import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+HERE = str(Path(__file__).resolve().parent)
+if HERE not in sys.path:  # `import binary_runner` under any --import-mode
+    sys.path.insert(0, HERE)
+
+from binary_runner import ROOT  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -16,10 +20,6 @@ def binary() -> Path:
     if not path.exists():
         pytest.fail(f"{path} not built: run cmake --workflow --preset release first")
     return path
-
-
-def run(binary: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=timeout)
 
 
 # A time bound on every test (R7), beside each subprocess's own timeout: a test that hangs

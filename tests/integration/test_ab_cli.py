@@ -15,7 +15,7 @@ from pathlib import Path
 
 from iocpbench_analysis.load import _validator
 
-from conftest import ROOT
+from binary_runner import ROOT
 
 BOUND = 180  # seconds for one iocpbench-ab session of 3 rounds over 2 points of 0.1 s
 GRID = ["--workload", "post", "--concurrency", "N", "--pool", "N,2N", "--blocking", "0",

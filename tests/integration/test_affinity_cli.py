@@ -14,7 +14,7 @@ import pytest
 
 from iocpbench_analysis.load import _validator
 
-from conftest import run
+from binary_runner import run
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the CPUs as Linux tells them")
 

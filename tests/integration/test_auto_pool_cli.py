@@ -10,7 +10,7 @@ import time
 
 from iocpbench_analysis.load import _validator
 
-from conftest import run
+from binary_runner import run
 
 AUTO_SWEEP = ["sweep", "--workload", "post", "--concurrency", "N", "--pool", "N,auto,auto:1:2N:100:100:20",
               "--blocking", "0,0.75", "--duration", "0.2", "--warmup", "0.05", "--no-probe", "--quiet"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run
+from binary_runner import run
 
 RUN = ["run", "--duration", "0.1", "--warmup", "0"]
 SWEEP = ["sweep", "--workload", "post", "--duration", "0.1", "--warmup", "0", "--no-probe"]

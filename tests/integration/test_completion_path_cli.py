@@ -11,7 +11,7 @@ from pathlib import Path
 
 from iocpbench_analysis.load import _validator
 
-from conftest import ROOT, run
+from binary_runner import ROOT, run
 
 GRID = ["--workload", "file,socket", "--concurrency", "N", "--pool", "N", "--blocking", "0",
         "--work-us", "20", "--duration", "0.15", "--warmup", "0.02", "--file-size-mib", "16",

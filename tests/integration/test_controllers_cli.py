@@ -9,7 +9,7 @@ import pytest
 
 from iocpbench_analysis.load import _validator
 
-from conftest import run
+from binary_runner import run
 
 SHORT = ["run", "--workload", "post", "--warmup", "0.1", "--work-us", "20"]
 RUN = [*SHORT, "--duration", "1"]

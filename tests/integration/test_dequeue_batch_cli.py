@@ -9,7 +9,7 @@ import pytest
 
 from iocpbench_analysis.load import _validator
 
-from conftest import run
+from binary_runner import run
 
 POST = ["--workload", "post", "--concurrency", "2", "--pool", "4", "--work-us", "5",
         "--duration", "0.2", "--warmup", "0.05"]

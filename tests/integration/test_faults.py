@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run
+from binary_runner import run
 
 BOUND = 60  # seconds: every run of the binary here ends well within this, or the test fails
 IS_ROOT = os.geteuid() == 0

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import run
+from binary_runner import run
 
 
 def shown_options(binary, command: str) -> dict[str, tuple[str, str | None]]:

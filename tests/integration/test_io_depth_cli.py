@@ -14,7 +14,7 @@ import pytest
 
 from iocpbench_analysis.load import _validator
 
-from conftest import ROOT, run
+from binary_runner import ROOT, run
 
 SHORT = ["-d", "0.3", "--warmup", "0.1"]
 

@@ -13,7 +13,7 @@ import sys
 
 from iocpbench_analysis.load import _validator
 
-from conftest import run
+from binary_runner import run
 
 KEYS = {"busy", "reasons", "steal_share", "others_cpu_share", "preempted_by_others_share"}
 TINY = ["--workload", "post", "--pool", "2", "--concurrency", "2", "--warmup", "0"]

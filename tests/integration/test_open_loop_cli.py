@@ -9,7 +9,7 @@ import pytest
 
 from iocpbench_analysis.load import _validator
 
-from conftest import run
+from binary_runner import run
 
 QUICK = ["--concurrency", "N", "--pool", "N", "--blocking", "0", "--work-us", "20",
          "--duration", "0.2", "--warmup", "0.05"]

@@ -11,7 +11,7 @@ import pytest
 
 from iocpbench_analysis.load import _validator
 
-from conftest import run
+from binary_runner import run
 
 SHORT = ["--concurrency", "N", "--pool", "N", "--work-us", "5", "--duration", "0.15",
          "--warmup", "0.02"]

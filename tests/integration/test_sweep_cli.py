@@ -12,7 +12,7 @@ import pytest
 
 from iocpbench_analysis.load import _validator
 
-from conftest import ROOT, run
+from binary_runner import ROOT, run
 
 SMALL = ["--workload", "post", "--concurrency", "N", "--pool", "N,2N,2N+2", "--blocking", "0,0.5",
          "--duration", "0.15", "--warmup", "0.02", "--no-probe", "--quiet"]

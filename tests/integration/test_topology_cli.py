@@ -7,7 +7,7 @@ import json
 
 from iocpbench_analysis.load import _validator
 
-from conftest import run
+from binary_runner import run
 
 FIELDS = ("sockets", "physical_cores", "logical_cpus", "threads_per_core", "numa_nodes",
           "numa_node_cpus", "caches", "cpu_model", "base_mhz", "max_mhz", "current_mhz")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conftest import run
+from binary_runner import run
 
 
 def test_final_phase_decides_in_the_fixed_order(binary, tmp_path):

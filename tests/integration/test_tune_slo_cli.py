@@ -10,7 +10,7 @@ import pytest
 
 from iocpbench_analysis.load import _validator
 
-from conftest import run
+from binary_runner import run
 
 BASE = ["tune", "--workload", "post", "--blocking", "0", "--work-us", "20"]
 SHORT = ["--repetitions", "5", "--duration", "0.1", "--warmup", "0.05", "--quiet"]

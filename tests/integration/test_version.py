@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 
-from conftest import run
+from binary_runner import run
 
 
 def test_version_names_the_build_and_the_schema_that_results_carry(binary, tmp_path):
