@@ -56,9 +56,7 @@ ctest --preset asan
 
 stage "Python: analysis tests, and the CLI driven end to end (sweep, resume, bad input)"
 # Two workers (pytest-xdist): most of a test's time is a Python or iocpbench process starting,
-# and no test asserts a timing or a quiet machine. The CLI's end-to-end tests are handed out
-# first: the longest ones (a quick sweep, a tune) then start early, and the many short analysis
-# tests keep both workers busy to the end instead of one waiting on a long test.
-IOCPBENCH_BIN=build/release/harness/iocpbench .venv/bin/python -m pytest -q -n 2 --durations=10 tests/integration tests/python
+# and no test asserts a timing or a quiet machine.
+IOCPBENCH_BIN=build/release/harness/iocpbench .venv/bin/python -m pytest -q -n 2 --durations=10 tests/python tests/integration
 
 echo "== all tests passed in $((SECONDS - start)) s"
