@@ -49,8 +49,8 @@ if(IOCPBENCH_BUILD_TESTS)
     if(TARGET ${lib} AND NOT TARGET GTest::${lib})
       add_library(GTest::${lib} ALIAS ${lib})
     endif()
-    # The test framework's speed is not what the tests measure: -O1, as the mingw preset builds
-    # everything (a plain configure's Release is -O3), compiles it in half the time.
+    # The test framework's speed is not what the tests measure: -O1 (after the build type's -O3)
+    # compiles it in half the time.
     if(TARGET ${lib})
       target_compile_options(${lib} PRIVATE -O1)
     endif()
