@@ -2,10 +2,10 @@
 # and nlohmann/json for harness/ (its libraries and the program), the same and GoogleTest for
 # tests/. The sanitizer presets (clang, -O0) turn them on: there a unit spends about a third of
 # its time parsing those headers, and precompiled they are parsed once per group (the results
-# library's larger ASan+UBSan unit: 6.8 s to 4.9 s). With g++ 12 at -O3 they gained nothing measurable (a
-# unit's time is its code generation; loading the 108 MB header costs what parsing did), so the
-# GCC presets leave them off, as does a plain `cmake -B build`, where a missing include still
-# shows (and in the MSVC job of the CI matrix).
+# library's larger ASan+UBSan unit: 6.8 s to 4.9 s). With g++ 12 at -O3 they gained nothing
+# measurable (a unit's time is its code generation; loading the 108 MB header costs what
+# parsing did), so the GCC presets leave them off, as does a plain `cmake -B build`, where a
+# missing include still shows (and in the MSVC job of the CI matrix).
 option(IOCPBENCH_PRECOMPILED_HEADERS "Precompile the standard library, json and GoogleTest once per group of targets" OFF)
 
 set(IOCPBENCH_PCH_COMMON
