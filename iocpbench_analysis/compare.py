@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cross_machine as xm
-from . import gate, machine_load, mismatch, stats
+from . import gate, grid, machine_load, mismatch, pooled_latency, stats
 from .gate import DEFAULT_MARGIN_PCT as DEFAULT_FAIL_ABOVE
 from .gate import FAMILY_ALPHA as DEFAULT_ALPHA
 from .load import InputError, Results
@@ -65,6 +65,7 @@ from .match import (
 from .metrics import DEFAULT_METRIC, Metric, dig, run_values, summary_ci, summary_value
 from .fidelity import fidelity_problem
 from .formatting import fmt_p, fmt_value
+from .pooled_latency_text import interval_legend, value_text
 
 PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
 # The status of a cross-machine comparison of whole runs: reported, not gated (exit 0).
@@ -712,6 +713,45 @@ def _table(report: CompareReport) -> list[str]:
     return lines
 
 
+def _lacks_histograms(points: list[dict[str, Any]]) -> bool:
+    return not pooled_latency.has_histograms(p for p in points if grid.is_open_loop(p))
+
+
+def pooled_lines(report: CompareReport) -> list[str]:
+    """Under a latency comparison with open-loop points: each matched point's percentile pooled
+    over its runs' histograms, with its interval, on base and new (pooled_latency.py), where both
+    files have histograms; a file without them (an older one) is named once. Descriptive: the
+    gate does not use it. Empty for other metrics and closed-loop files."""
+    q = pooled_latency.quantile_of(report.metric.name)
+    if q is None:
+        return []
+    name = pooled_latency.percentile_name(q)
+    pairs = [(mc, bp, np_) for mc in report.machines for bp, np_ in mc.matching.pairs if grid.is_open_loop(bp)]
+    if not pairs:
+        return []
+    base_lacks = _lacks_histograms(report.base.points)
+    new_lacks = {id(mc) for mc in report.machines if _lacks_histograms(mc.results.points)}
+    lines = [f"### Pooled {name} (open loop)", "",
+             f"Per matched open-loop point, the pooled {name}: {interval_legend()}. Descriptive: the gate "
+             "does not use it.", ""]
+    lacking = ([report.base.path.name] if base_lacks else []) + [
+        mc.results.path.name for mc in report.machines if id(mc) in new_lacks]
+    lines += [f"- `{_escape(path)}` has no latency histograms (an older file): no pooled {name}."
+              for path in lacking]
+    no_interval: Counter[str] = Counter()
+    for mc, bp, np_ in pairs:
+        if base_lacks or id(mc) in new_lacks:
+            continue
+        label = shown_label(point_label(bp, ignore_port=report.ignore_port), report.base.machine)
+        base, new = pooled_latency.point_pooled(bp, q), pooled_latency.point_pooled(np_, q)
+        no_interval.update(p.interval.reason for p in (base, new)
+                           if p.estimate.value_us is not None and p.interval.reason)
+        lines.append(f"- `{label}`: base {_escape(value_text(base, why_no_interval=False))}; "
+                     f"{_escape(mc.label)} {_escape(value_text(new, why_no_interval=False))}")
+    lines += [f"- no interval at {n} value(s): {_escape(why)}" for why, n in no_interval.items()]
+    return lines + [""]
+
+
 def shown_label(label: str, machine: dict[str, Any]) -> str:
     """A point label as printed: concurrency 0 (the port's default, N) with the file's
     logical CPU count, "c=0 (N=2)"."""
@@ -972,7 +1012,7 @@ def render_markdown(report: CompareReport) -> str:
         verdict_line(report),
         "",
     ]
-    return _render_body(report, out, _gate_lines, _table(report), [],
+    return _render_body(report, out, _gate_lines, _table(report), pooled_lines(report),
                         "Missed in new only: a regression. Missed in base (only, or in both): not judged, "
                         "the comparison is inconclusive.", MISSED_TEXT)
 
@@ -1137,6 +1177,7 @@ def render_cross_machine(report: CompareReport) -> str:
         cross_machine_verdict_line(report),
         "",
     ]
-    return _render_body(report, out, _cross_machine_lines, _cross_table(report), rank_lines(report),
+    return _render_body(report, out, _cross_machine_lines, _cross_table(report),
+                        rank_lines(report) + pooled_lines(report),
                         "Not in the ratios or the ranking (a cross-machine comparison does not judge them).",
                         CROSS_MISSED_TEXT)

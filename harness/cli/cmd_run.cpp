@@ -128,6 +128,7 @@ engine::PointSpec point_from_options(const RunOptions& options) {
   if (!o.load.empty()) spec.open_loop.load = parse_positive_flag(o.load, "--load");
   spec.open_loop.arrivals = parse_arrivals_flag(o.arrivals);
   spec.open_loop.in_flight_bound = parse_count_flag(o.max_in_flight, "--max-in-flight", 0);
+  spec.open_loop.realtime_pacer = sweep::parse_pacer_priority(o.pacer_priority, "--pacer-priority");
   spec.open_loop.seed = parse_count_flag(o.seed, "--seed", 0);
   if (spec.dispatch == Dispatch::per_thread) {
     spec.concurrency = core::CountSpec{"1", 0, 1};
@@ -146,13 +147,26 @@ unsigned repetitions_from(const std::string& text) {
   return static_cast<unsigned>(reps);
 }
 
-// The open loop's part of a run's line: offered against achieved, the tail, the generator.
+// ">= " before a response-time figure that is a lower bound (an unfinished request's rank).
+const char* at_least(const engine::RunResult& r, bool engine::LowerBounds::*figure) {
+  return r.open_loop && r.open_loop->response_lower_bound.*figure ? ">= " : "";
+}
+
+// The open loop's part of a run's line: offered against achieved, every due request accounted,
+// the tail, the generator, the stalls.
 void print_open_loop(const engine::OpenLoopRecord& o, const engine::RunResult& r) {
   std::cout << std::setprecision(0) << ", offered " << o.offered_ops_per_s << "/s";
   if (o.capacity_ops_per_s) std::cout << " (load " << std::setprecision(2) << *o.load << " of " << std::setprecision(0) << *o.capacity_ops_per_s << "/s)";
-  std::cout << std::setprecision(1) << ", response p99.9 " << r.latency.p999 << " us, service p99 "
+  std::cout << ", due " << o.due << " (timed " << o.timed << ", unfinished " << o.unfinished;
+  if (o.failed > 0) std::cout << ", failed " << o.failed;
+  std::cout << ")" << std::setprecision(1) << ", response p99.9 "
+            << at_least(r, &engine::LowerBounds::p999) << r.latency.p999 << " us, service p99 "
             << o.service_time.p99 << " us, generator lag p99 " << o.generator_lag.p99 << " us";
   if (o.held > 0 || o.unissued > 0) std::cout << ", held " << o.held << ", unissued " << o.unissued;
+  if (o.stalls.count > 0) {
+    std::cout << ", " << o.stalls.count << (o.stalls.count == 1 ? " stall" : " stalls")
+              << ", longest " << static_cast<double>(o.stalls.longest_ns) / 1e6 << " ms";
+  }
 }
 
 // A batched point's part of a run's line: the batch asked for and the mean taken per remove.
@@ -184,8 +198,8 @@ void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool s
             << ") b=" << std::setprecision(2) << spec.blocking_ratio << " work=" << spec.work_us
             << "us: " << std::setprecision(0) << r.throughput_ops_per_s << " ops/s, "
             << std::setprecision(2) << (switches_counted ? switches.str() : "n/a")
-            << " cs/kop, p50 "
-            << r.latency.p50 << " us, p99 " << r.latency.p99 << " us, queue p50 "
+            << " cs/kop, p50 " << at_least(r, &engine::LowerBounds::p50) << r.latency.p50
+            << " us, p99 " << at_least(r, &engine::LowerBounds::p99) << r.latency.p99 << " us, queue p50 "
             << r.queue_delay.p50 << " us, blocked " << r.achieved_blocking_ratio;
   if (r.blocked_only_ratio && spec.blocking_ratio > 0) {
     std::cout << " (blocked-only " << *r.blocked_only_ratio << ")";
@@ -211,6 +225,15 @@ void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool s
   }
   if (r.open_loop && r.open_loop->over_capacity()) {
     std::cerr << "iocpbench: warning: over capacity: " << r.open_loop->over_capacity_because << '\n';
+  } else if (r.open_loop && r.open_loop->stalls.count > 0) {
+    std::cerr << "iocpbench: warning: " << r.open_loop->stalls.count << " stall(s) of the whole process, "
+              << std::fixed << std::setprecision(1) << static_cast<double>(r.open_loop->stalls.longest_ns) / 1e6
+              << " ms the longest (the stall meter overslept): the requests due then waited for the "
+                 "machine, not the server\n";
+  }
+  if (r.open_loop && !r.open_loop->realtime_refused_because.empty()) {
+    std::cerr << "iocpbench: note: the pacer ran at normal priority: "
+              << r.open_loop->realtime_refused_because << '\n';
   }
   if (!r.blocking.honoured()) {
     std::cerr << "iocpbench: warning: the blocking ratio was not honoured: "

@@ -251,7 +251,8 @@ int slo_command(const TuneOptions& o, tune::SloSettings slo) {
     std::cout << "  evidence: " << o.flags.json << "\n";
   }
   if (outcome.interrupted) return kExitInterrupted;
-  return outcome.recommended ? kExitOk : kExitNoneShown;
+  if (outcome.recommended) return kExitOk;
+  return outcome.choice.inconclusive() ? kExitInconclusive : kExitNoneShown;
 }
 
 int tune_command(const TuneOptions& o) {
@@ -288,7 +289,7 @@ CommandBody add_tune_command(CLI::App& app) {
       "shown within the threshold of the best: its ratio to the best, from runs paired by round, is "
       "judged against an indifference zone (0.93..0.95 at the default 5%) at group-sequential looks; "
       "inside the zone it takes the smaller setting and says AT THE THRESHOLD (docs/tuning.md). With --slo p99<=X and --rate, --load or --max-rate it "
-      "tunes for a latency target under open-loop arrivals instead (exit 3 when no setting was shown to meet it).");
+      "tunes for a latency target under open-loop arrivals instead (exit 3 when no setting was shown to meet it, 4 when generator-bound or busy runs leave that undecided: INCONCLUSIVE).");
   auto options = std::make_shared<TuneOptions>();
   add_tune_options(*command, *options);
   return [options]() { return tune_command(*options); };

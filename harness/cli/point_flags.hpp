@@ -21,7 +21,8 @@ enum class PointCommand { run, sweep, tune };
 struct PointFlagTexts {
   std::string workload, port, dispatch, concurrency, pool, blocking, blocking_kind, work_us,
       working_set_kib, duration, warmup, repetitions, seed, dequeue_batch, skip_on_success,
-      affinity, load_affinity, load, rate, arrivals, max_in_flight;
+      affinity, load_affinity, load, rate, arrivals, max_in_flight,
+      pacer_priority;
 };
 
 // Adds the point flags `command` takes, each with its help and the default from `defaults`,

@@ -27,8 +27,11 @@ std::string trial_text(const tune::SloTrial& t, const tune::Slo& slo) {
                   tune::to_string(slo.percentile), b.median_us, b.runs);
   }
   std::string line = text;
-  if (c.over_capacity_runs > 0) line += "; " + std::to_string(c.over_capacity_runs) + " run(s) over capacity";
+  if (c.over_capacity_runs > 0) {
+    line += "; " + std::to_string(c.over_capacity_runs) + " run(s) over capacity, left out";
+  }
   if (c.generator_bound_runs > 0) line += "; " + std::to_string(c.generator_bound_runs) + " run(s) generator-bound";
+  if (c.busy_runs > 0) line += "; " + std::to_string(c.busy_runs) + " run(s) on a busy machine";
   if (c.excluded) line += "; EXCLUDED: " + *c.excluded;
   return line;
 }
@@ -94,6 +97,14 @@ void print_slo_report(std::ostream& out, const tune::SloOutcome& o) {
       out << ", the smallest shown to meet " << target;
     }
     out << "\n";
+  } else if (o.choice.inconclusive()) {
+    std::size_t undecided = 0;
+    for (bool u : o.choice.undecided) undecided += u ? 1 : 0;
+    out << "  INCONCLUSIVE: no setting was shown to meet " << target << ", but " << undecided
+        << " of them had generator-bound runs or ran on a busy machine,\n"
+        << "  so whether they meet it cannot be told from these runs. Next: rerun on a quiet "
+           "machine,\n  with the pacer at real-time priority (--pacer-priority realtime, which "
+           "needs root or CAP_SYS_NICE on Linux)\n";
   } else {
     out << "  NO SETTING was shown to meet " << target
         << (s.max_rate ? " at any rate tried" : " at this rate")

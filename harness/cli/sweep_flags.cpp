@@ -208,6 +208,9 @@ sweep::Grid grid_from_flags(const SweepFlags& flags, const sweep::Grid& base, bo
   if (!f.rate.empty()) grid.rates = sweep::parse_rate_list(f.rate, "--rate");
   if (!f.arrivals.empty()) grid.arrivals = parse_arrivals_flag(f.arrivals);
   if (!f.max_in_flight.empty()) grid.max_in_flight = parse_count_flag(f.max_in_flight, "--max-in-flight", 0);
+  if (!f.pacer_priority.empty()) {
+    grid.realtime_pacer = sweep::parse_pacer_priority(f.pacer_priority, "--pacer-priority");
+  }
   apply_profile_flags(flags, grid);
   if (!flags.max_repetitions.empty()) {
     grid.max_repetitions = parse_count_flag(flags.max_repetitions, "--max-repetitions", 1);

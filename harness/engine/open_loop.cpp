@@ -12,31 +12,42 @@ namespace {
 
 // The pacer sleeps at most this long at a time, so a stop is seen within it.
 constexpr std::uint64_t kMaxSleepNs = 20'000'000;
-// An arrival due this close is issued at once rather than slept for: a sleep costs more.
-constexpr std::uint64_t kNoSleepBelowNs = 2'000;
+// The pacer sleeps until this long before an intended time and spins the rest: a sleep's
+// wake-up is late by tens of microseconds on a guest, a spin by well under one.
+constexpr std::uint64_t kSpinNs = 50'000;
 // The pacer waits this long for a slot before it looks at the schedule and the stop again.
 constexpr auto kSlotWait = std::chrono::milliseconds(1);
-// At the stop, arrivals due and never issued are counted one by one up to this many (an
+// At the close, arrivals due and never issued are counted one by one up to this many (an
 // hour-long backlog at a huge rate would otherwise take as long to count).
 constexpr std::uint64_t kMaxUnissuedCounted = 100'000'000;
 
 }  // namespace
 
 OpenLoop::OpenLoop(double rate_ops_per_s, core::ArrivalProcess arrivals, std::uint64_t seed,
-                   unsigned slots, metrics::RoleRegistry* roles)
+                   unsigned slots, metrics::RoleRegistry* roles, bool realtime)
     : rate_ops_per_s_(rate_ops_per_s),
       schedule_(rate_ops_per_s, arrivals, seed),
       roles_(roles),
-      times_(std::max(1u, slots)) {
+      times_(std::max(1u, slots)),
+      ledger_(std::max(1u, slots)),
+      realtime_(realtime) {
   free_.reserve(times_.size());
   for (unsigned s = static_cast<unsigned>(times_.size()); s-- > 0;) free_.push_back(s);
 }
 
-OpenLoop::~OpenLoop() { stop(); }
+OpenLoop::~OpenLoop() {
+  stop();
+  meter_.stop();
+}
 
-void OpenLoop::start(Issue issue, ThreadPlacer* placer) {
+void OpenLoop::start(Issue issue, OpenLoopWindow window, ThreadPlacer* placer) {
   schedule_base_ns_ = metrics::now_ns();
-  next_ns_ = schedule_base_ns_ + schedule_.next_ns();
+  const std::uint64_t start = schedule_base_ns_ + window.warmup_ns;
+  window_start_ns_.store(start);
+  window_end_ns_.store(start + std::max<std::uint64_t>(1, window.duration_ns));
+  ledger_.set_window(start, window_end_ns_.load());
+  next_ns_.store(schedule_base_ns_ + schedule_.next_ns());
+  meter_.start([this] { return backlog(); }, realtime_);
   const unsigned slot = placer != nullptr ? placer->reserve("open-loop pacer") : 0;
   thread_ = std::thread([this, issue = std::move(issue), placer, slot] {
     if (placer != nullptr) placer->pin_current(slot);
@@ -44,55 +55,108 @@ void OpenLoop::start(Issue issue, ThreadPlacer* placer) {
   });
 }
 
+void OpenLoop::cut_window_short(std::uint64_t t_ns) {
+  if (t_ns >= window_end_ns_.load()) return;
+  window_end_ns_.store(std::max(t_ns, window_start_ns_.load()));
+  const std::lock_guard<std::mutex> hold(free_mutex_);
+  ledger_.shorten_window(t_ns);
+}
+
+void OpenLoop::stop_after_window(std::uint64_t deadline_ns) {
+  closing_deadline_ns_.store(std::max<std::uint64_t>(deadline_ns, 1), std::memory_order_release);
+  join_pacer();
+}
+
 void OpenLoop::stop() {
   stop_.store(true, std::memory_order_seq_cst);
   pacer_waiting_.store(0, std::memory_order_seq_cst);
   platform::futex_wake_one(pacer_waiting_);
+  join_pacer();
+}
+
+void OpenLoop::join_pacer() {
   if (!thread_.joinable()) return;
   thread_.join();
   pacer_joined_.store(true, std::memory_order_release);
   const std::uint64_t end = window_end_ns_.load();
-  // Arrivals counted while the end was not yet marked, but intended at or after it: not the
+  // Arrivals counted before a run was cut short, but intended at or after its new end: not the
   // window's (the newest counted come last; the ring holds the last kRecentCounted).
-  for (std::uint64_t back = 0; end != 0 && back < std::min<std::uint64_t>(counted_total_, kRecentCounted); ++back) {
+  for (std::uint64_t back = 0; back < std::min<std::uint64_t>(counted_total_, kRecentCounted); ++back) {
     const Counted& c = recent_[(counted_total_ - 1 - back) % kRecentCounted];
     if (c.intended_ns < end) break;
     --counts_.arrivals;
     --counts_.issued;
     if (c.held) --counts_.held;
   }
+}
+
+void OpenLoop::finish(std::uint64_t cut_ns) {
+  stop();
+  meter_.stop();
+  const std::lock_guard<std::mutex> hold(free_mutex_);
+  if (ledger_.closed()) return;
+  ledger_.close(cut_ns);
   // What fell due in the window and was never issued: the backlog the stop found.
-  for (std::uint64_t n = 0; n < kMaxUnissuedCounted && end != 0 && next_ns_ < end; ++n) {
-    if (in_window(next_ns_)) {
+  const std::uint64_t end = window_end_ns_.load();
+  std::uint64_t next = next_ns_.load();
+  for (std::uint64_t n = 0; n < kMaxUnissuedCounted && next < end; ++n) {
+    if (in_window(next)) {
       ++counts_.arrivals;
       ++counts_.unissued;
+      ledger_.unissued(next);
     }
-    next_ns_ = schedule_base_ns_ + schedule_.next_ns();
+    next = schedule_base_ns_ + schedule_.next_ns();
   }
 }
 
-void OpenLoop::release(unsigned slot) {
+void OpenLoop::release(unsigned slot, std::uint64_t done_ns) {
   {
     const std::lock_guard<std::mutex> hold(free_mutex_);
+    ledger_.done(slot, done_ns);
     free_.push_back(slot);
   }
+  released_total_.fetch_add(1, std::memory_order_relaxed);
   if (pacer_waiting_.load(std::memory_order_seq_cst) == 1 && pacer_waiting_.exchange(0) == 1) {
     platform::futex_wake_one(pacer_waiting_);
   }
 }
 
-std::optional<unsigned> OpenLoop::take_slot() {
+void OpenLoop::release_failed(unsigned slot) {
+  {
+    const std::lock_guard<std::mutex> hold(free_mutex_);
+    ledger_.failed(slot);
+    free_.push_back(slot);
+  }
+  released_total_.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::uint64_t OpenLoop::backlog() const {
+  const std::uint64_t issued = issued_total_.load(std::memory_order_relaxed);
+  const std::uint64_t released = released_total_.load(std::memory_order_relaxed);
+  const std::uint64_t in_flight = issued > released ? issued - released : 0;
+  // Due and not issued: from the next arrival at the mean gap (an estimate that needs no walk
+  // of the schedule; exact enough to tell a growing backlog from a steady one).
+  const std::uint64_t now = metrics::now_ns();
+  const std::uint64_t next = next_ns_.load(std::memory_order_relaxed);
+  const std::uint64_t waiting =
+      now > next ? 1 + static_cast<std::uint64_t>(static_cast<double>(now - next) * rate_ops_per_s_ / 1e9) : 0;
+  return in_flight + waiting;
+}
+
+std::optional<unsigned> OpenLoop::take_slot(std::uint64_t intended_ns, std::uint64_t* issued_at) {
   const std::lock_guard<std::mutex> hold(free_mutex_);
   if (free_.empty()) return std::nullopt;
   const unsigned slot = free_.back();
   free_.pop_back();
+  *issued_at = metrics::now_ns();
+  ledger_.issued(slot, intended_ns, *issued_at);
   return slot;
 }
 
 bool OpenLoop::in_window(std::uint64_t intended_ns) const {
   const std::uint64_t start = window_start_ns_.load(std::memory_order_relaxed);
   const std::uint64_t end = window_end_ns_.load(std::memory_order_relaxed);
-  return start != 0 && intended_ns >= start && (end == 0 || intended_ns < end);
+  return start != 0 && intended_ns >= start && intended_ns < end;
 }
 
 void OpenLoop::wait_for_slot() {
@@ -112,56 +176,63 @@ void OpenLoop::wait_for_slot() {
 
 void OpenLoop::sleep_until_ns(std::uint64_t t_ns) {
   const std::uint64_t now = metrics::now_ns();
-  if (t_ns <= now + kNoSleepBelowNs) return;
-  platform::precise_sleep(std::chrono::nanoseconds(std::min(t_ns - now, kMaxSleepNs)));
+  if (t_ns > now + kSpinNs) {
+    platform::precise_sleep(std::chrono::nanoseconds(std::min(t_ns - kSpinNs - now, kMaxSleepNs)));
+    return;  // the caller looks at the stop and the schedule again
+  }
+  while (metrics::now_ns() < t_ns && !stop_.load(std::memory_order_relaxed)) {
+  }
 }
 
 void OpenLoop::pacer(Issue issue) {
   if (roles_ != nullptr) roles_->enrol(metrics::Role::load_generator);
+  if (realtime_) {
+    const std::string granted = platform::raise_current_thread_to_realtime(1, &pacer_refused_);
+    if (!granted.empty()) pacer_priority_ = granted;
+  }
   platform::set_fine_timer_slack();
   std::uint64_t last_no_slot_ns = 0;  // when the pacer last found every slot in use
   while (!stop_.load(std::memory_order_acquire)) {
-    std::uint64_t now = metrics::now_ns();
-    if (next_ns_ > now + kNoSleepBelowNs) {
-      sleep_until_ns(next_ns_);
+    const std::uint64_t now = metrics::now_ns();
+    const std::uint64_t next = next_ns_.load(std::memory_order_relaxed);
+    // After the window: the window's arrivals still due are issued (late, each timed from its
+    // intended time), until the deadline; nothing intended after the window's end.
+    const std::uint64_t closing = closing_deadline_ns_.load(std::memory_order_acquire);
+    if (closing != 0 && (next >= window_end_ns_.load() || now >= closing)) break;
+    if (next > now) {
+      sleep_until_ns(next);
       continue;
     }
-    const std::optional<unsigned> slot = take_slot();
+    std::uint64_t issued_at = 0;
+    const std::optional<unsigned> slot = take_slot(next, &issued_at);
     if (!slot) {
       last_no_slot_ns = now;
       // The backlog: every arrival due by now (the schedule is monotonic, so count from the
       // head at the mean gap, an estimate that needs no second walk of the schedule).
-      const std::uint64_t overdue_ns = now > next_ns_ ? now - next_ns_ : 0;  // due up to 2 us early
       const auto backlog =
-          static_cast<std::uint64_t>(1 + static_cast<double>(overdue_ns) * rate_ops_per_s_ / 1e9);
+          static_cast<std::uint64_t>(1 + static_cast<double>(now - next) * rate_ops_per_s_ / 1e9);
       counts_.max_backlog = std::max(counts_.max_backlog, backlog);
       wait_for_slot();
       // Everything that fell due while the pacer waited was held by the bound, not the pacer.
       last_no_slot_ns = metrics::now_ns();
       continue;
     }
-    const std::uint64_t intended = next_ns_;
-    const std::uint64_t issued_at = metrics::now_ns();
-    times_[*slot].intended_ns.store(std::min(intended, issued_at), std::memory_order_relaxed);
+    times_[*slot].intended_ns.store(next, std::memory_order_relaxed);
     times_[*slot].issue_ns.store(issued_at, std::memory_order_release);
-    const bool held = last_no_slot_ns >= intended;
-    const bool counted = in_window(intended);
-    if (counted) {
-      recent_[counted_total_++ % kRecentCounted] = Counted{intended, held};
+    issued_total_.fetch_add(1, std::memory_order_relaxed);
+    const bool held = last_no_slot_ns >= next;
+    if (in_window(next)) {
+      recent_[counted_total_++ % kRecentCounted] = Counted{next, held};
       ++counts_.arrivals;
       ++counts_.issued;
-      if (held) {
-        ++counts_.held;
-      } else {
-        // Issued up to kNoSleepBelowNs early counts as on time.
-        counts_.lag.record(issued_at > intended ? issued_at - intended : 0);
-      }
+      if (!held) counts_.lag.record(issued_at - next);
+      if (held) ++counts_.held;
     }
     if (!issue(*slot)) {
       ++counts_.issue_failures;
-      release(*slot);
+      release_failed(*slot);
     }
-    next_ns_ = schedule_base_ns_ + schedule_.next_ns();
+    next_ns_.store(schedule_base_ns_ + schedule_.next_ns(), std::memory_order_relaxed);
   }
 }
 

@@ -6,14 +6,19 @@
 // The engine owns one OpenLoop per run (PointSpec::open_loop set). Its pacer thread walks the
 // arrival schedule (core/arrivals.hpp); at each intended time it takes a free *slot* (one
 // request in flight; the slots are the in-flight bound) and asks the workload to issue the
-// request in it. The workload hands the slot back when the request is done (release), after
-// the pool has timed it from the slot's intended time. When every slot is in use the arrival
-// waits, keeping its intended time: it is counted as *held* (the bound, not the generator,
-// delayed it) and the run is marked over capacity. What falls due before the stop and is never
-// issued is counted as *unissued*.
+// request in it. The workload hands the slot back with the time the request was done
+// (release). When every slot is in use the arrival waits, keeping its intended time: it is
+// counted as *held* (the bound, not the generator, delayed it).
 //
-// The generator's own lag (issue time - intended time) is recorded for the arrivals that found
-// a slot: it is the part of a response time that the generator, not the server, added.
+// The measured window is fixed in intended time when the pacer starts: [start + warm-up,
+// + duration). Which requests are the window's, and how each ended (timed, failed, or
+// unfinished at the drain's end with a lower bound), is the ledger's (engine/request_ledger.hpp);
+// the response and service times of an open-loop run are the ledger's, over every due request.
+// A stall meter (engine/stall_meter.hpp) runs beside the pacer and samples the backlog.
+//
+// The pacer sleeps until kSpinNs before each intended time and spins the rest, at a real-time
+// priority where the OS grants one, so that its lag (issue - intended, recorded for the
+// arrivals that found a slot) is the generator's part of a response time, and small.
 
 #include <atomic>
 #include <cstdint>
@@ -26,6 +31,8 @@
 #include <vector>
 
 #include "core/arrivals.hpp"
+#include "engine/request_ledger.hpp"
+#include "engine/stall_meter.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
 
@@ -40,6 +47,7 @@ struct OpenLoopSpec {
   core::ArrivalProcess arrivals = core::kDefaultArrivals;
   std::uint64_t seed = 1;  // --seed: the Poisson schedule's
   unsigned in_flight_bound = 0;  // --max-in-flight; 0: the workload's own bound
+  bool realtime_pacer = true;    // --pacer-priority: the pacer and stall meter at real-time priority
   // The file workload's slots are its buffers: at most this many (as --outstanding).
   static constexpr unsigned kMaxFileSlots = 4096;
   bool enabled() const { return rate_ops_per_s > 0 || load > 0; }
@@ -51,8 +59,14 @@ inline constexpr double kGeneratorBoundShare = 0.05;
 // The lowest --rate: a run's watchdog takes 5 s without a completion for a stall, and at 10/s a
 // Poisson gap that long has a probability of e^-50.
 inline constexpr double kMinRatePerS = 10;
-// A run is over capacity when more than this share of its arrivals waited for a slot.
-inline constexpr double kHeldShareOverCapacity = 0.01;
+// After the window, in-flight requests drain for at most this long; what is still in flight
+// then is unfinished (engine/request_ledger.hpp).
+inline constexpr double kDrainBoundS = 5.0;
+// After the window, the arrivals due in it and not yet issued (a stall or an overload held
+// them) are still issued for at most this share of the window, and at most kCatchUpMaxS;
+// what is left then is unfinished. An overloaded run so ends in a bounded time.
+inline constexpr double kCatchUpShareOfWindow = 0.5;
+inline constexpr double kCatchUpMaxS = 1.0;
 
 // The pacer's counts over the measured window (arrivals whose intended time fell in it).
 struct OpenLoopCounts {
@@ -65,13 +79,19 @@ struct OpenLoopCounts {
   metrics::Histogram lag;            // issue - intended, ns, arrivals that found a slot
 };
 
+// The open loop's window in intended time, from the pacer's start.
+struct OpenLoopWindow {
+  std::uint64_t warmup_ns = 0;
+  std::uint64_t duration_ns = 0;
+};
+
 class OpenLoop {
  public:
   // Issues one request in `slot` now; false when it failed (the slot is freed again).
   using Issue = std::function<bool(unsigned slot)>;
 
   OpenLoop(double rate_ops_per_s, core::ArrivalProcess arrivals, std::uint64_t seed,
-           unsigned slots, metrics::RoleRegistry* roles);
+           unsigned slots, metrics::RoleRegistry* roles, bool realtime = true);
   ~OpenLoop();
   OpenLoop(const OpenLoop&) = delete;
   OpenLoop& operator=(const OpenLoop&) = delete;
@@ -79,34 +99,44 @@ class OpenLoop {
   unsigned slots() const { return static_cast<unsigned>(times_.size()); }
   double rate_ops_per_s() const { return rate_ops_per_s_; }
 
-  // Starts the pacer thread; the first arrival is one gap after now. `placer` (may be null):
-  // the pacer is a load thread it places (engine/affinity.hpp).
-  void start(Issue issue, ThreadPlacer* placer = nullptr);
-  // The measured window's edges (monotonic ns, metrics/clock.hpp): arrivals are counted by
-  // whether their intended time falls between them.
-  void mark_window_start(std::uint64_t t_ns) { window_start_ns_.store(t_ns); }
-  void mark_window_end(std::uint64_t t_ns) { window_end_ns_.store(t_ns); }
-  // Stops issuing and joins the pacer; counts what fell due in the window and was not issued.
+  // Starts the pacer and the stall meter; the first arrival is one gap after now, the window
+  // starts `window.warmup_ns` after now. `placer` (may be null): the pacer is a load thread it
+  // places (engine/affinity.hpp).
+  void start(Issue issue, OpenLoopWindow window, ThreadPlacer* placer = nullptr);
+  // An interrupted run: the window ends at t_ns (monotonic, metrics/clock.hpp), if earlier.
+  void cut_window_short(std::uint64_t t_ns);
+  // After the window: arrivals intended after its end are not issued, those due in it and not
+  // yet issued still are, until `deadline_ns`; then the pacer stops and is joined.
+  void stop_after_window(std::uint64_t deadline_ns);
+  // Stops issuing at once and joins the pacer.
   void stop();
+  // After stop() and the drain: closes the ledger at cut_ns (what is still in flight, and
+  // what fell due in the window and was never issued, is unfinished) and stops the meter.
+  void finish(std::uint64_t cut_ns);
 
   // Whether stop() has joined the pacer: no issue() comes after this reads true (any thread).
   bool stopped() const { return pacer_joined_.load(std::memory_order_acquire); }
 
-  // The request in `slot`: when it was intended to start and when it was issued. Valid from
-  // the issue until release(slot). The pacer does not sleep for less than 2 us, so a
-  // request can be issued up to that much before its intended time: intended_ns is then the
-  // issue time, so that a response time (from intended_ns) is never shorter than its service
-  // time (from issue_ns).
+  // The request in `slot`: when it was intended to start and when it was issued (never before
+  // its intended time). Valid from the issue until release(slot).
   std::uint64_t intended_ns(unsigned slot) const {
     return times_[slot].intended_ns.load(std::memory_order_acquire);
   }
   std::uint64_t issue_ns(unsigned slot) const {
     return times_[slot].issue_ns.load(std::memory_order_acquire);
   }
-  // The request in `slot` is done: the slot is free for the next arrival (any thread).
-  void release(unsigned slot);
+  // The request in `slot` was done at done_ns: timed, and the slot free for the next arrival
+  // (any thread).
+  void release(unsigned slot, std::uint64_t done_ns);
+  // Requests due and not yet done: in flight, or due and waiting for a slot (any thread).
+  std::uint64_t backlog() const;
 
   const OpenLoopCounts& counts() const { return counts_; }  // after stop()
+  const RequestLedger& ledger() const { return ledger_; }   // after finish()
+  const StallMeter& stall_meter() const { return meter_; }  // after finish()
+  // The pacer's priority in words, and why a real-time one was refused ("" if it was not).
+  const std::string& pacer_priority() const { return pacer_priority_; }
+  const std::string& pacer_priority_refused_because() const { return pacer_refused_; }
 
  private:
   struct alignas(64) SlotTimes {
@@ -115,7 +145,9 @@ class OpenLoop {
   };
 
   void pacer(Issue issue);
-  std::optional<unsigned> take_slot();
+  std::optional<unsigned> take_slot(std::uint64_t intended_ns, std::uint64_t* issued_at);
+  void release_failed(unsigned slot);
+  void join_pacer();  // and takes back the arrivals counted past a shortened window
   bool in_window(std::uint64_t intended_ns) const;
   void wait_for_slot();
   void sleep_until_ns(std::uint64_t t_ns);
@@ -126,12 +158,18 @@ class OpenLoop {
   std::vector<SlotTimes> times_;
   std::mutex free_mutex_;
   std::vector<unsigned> free_;  // a stack: the slot freed last is reused first (warm)
+  RequestLedger ledger_;        // under free_mutex_
+  StallMeter meter_;
+  bool realtime_;
+  std::string pacer_priority_ = "normal", pacer_refused_;
+  std::atomic<std::uint64_t> issued_total_{0}, released_total_{0};
   std::atomic<std::uint32_t> pacer_waiting_{0};  // futex word: 1 while the pacer waits for a slot
   std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> closing_deadline_ns_{0};  // stop_after_window(): 0 until then
   std::atomic<bool> pacer_joined_{false};
   std::atomic<std::uint64_t> window_start_ns_{0}, window_end_ns_{0};
   std::uint64_t schedule_base_ns_ = 0;  // start(): the schedule's zero
-  std::uint64_t next_ns_ = 0;  // the next arrival not yet issued (absolute)
+  std::atomic<std::uint64_t> next_ns_{0};  // the next arrival not yet issued (absolute; pacer writes)
   OpenLoopCounts counts_;      // written by the pacer; read after stop()
   // The last arrivals counted in the window, intended time and whether held: an arrival the
   // pacer counted before the window's end was marked may lie after it, and stop() takes it back.

@@ -554,7 +554,9 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   pool.start();
   workload.start();
   if (open_loop != nullptr) {
-    open_loop->start([&workload](unsigned slot) { return workload.issue(slot); }, &load);
+    const OpenLoopWindow window{static_cast<std::uint64_t>(spec.warmup_s * 1e9),
+                                static_cast<std::uint64_t>(spec.duration_s * 1e9)};
+    open_loop->start([&workload](unsigned slot) { return workload.issue(slot); }, window, &load);
   }
   Watchdog watchdog(
       watchdog_limit_s(spec.work_us, handler.block_us(), spec.watchdog_s),
@@ -565,7 +567,6 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   bool complete = sleep_until(Clock::now() + seconds(spec.warmup_s), stop_requested, stalled);
   phase.store(workloads::kMeasuring, std::memory_order_seq_cst);
   w.t0 = metrics::now_ns();
-  if (open_loop != nullptr) open_loop->mark_window_start(w.t0);
   pool.mark_window(w.t0);  // closes the warm-up's span of the pool's size
   if (sampler) sampler->start(w.t0);
   w.u0 = metrics::process_usage();
@@ -579,7 +580,7 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   watchdog.teardown();  // from here on, a bound on the teardown instead of on progress
   phase.store(workloads::kStopping, std::memory_order_seq_cst);
   w.t1 = metrics::now_ns();
-  if (open_loop != nullptr) open_loop->mark_window_end(w.t1);  // at once: the pacer is still issuing
+  if (open_loop != nullptr && !complete) open_loop->cut_window_short(w.t1);
   const PoolWindowSummary pool_window = pool.mark_window(w.t1);
   if (sampler) result.timeline = sampler->finish(w.t1);
   w.u1 = metrics::process_usage();
@@ -589,9 +590,17 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   w.l1 = ports.all.front()->list_totals();
   w.list_events = ports.all.front()->list_events(w.list_events_cut);
   result.interrupted = !complete;
-  if (open_loop != nullptr) open_loop->stop();  // no new arrivals from here; what is in flight drains
-
-  result.drained = workload.drain(Clock::now() + std::chrono::seconds(5));
+  // No arrivals after the window; those due in it are still issued, and what is in flight
+  // drains, within the bound.
+  const auto drain_deadline =
+      Clock::now() + std::chrono::milliseconds(static_cast<long long>(kDrainBoundS * 1e3));
+  if (open_loop != nullptr) {
+    const double catch_up_s = std::min(kCatchUpMaxS, kCatchUpShareOfWindow * spec.duration_s);
+    open_loop->stop_after_window(metrics::now_ns() + static_cast<std::uint64_t>(catch_up_s * 1e9));
+  }
+  result.drained = workload.drain(drain_deadline);
+  // The open loop's ledger closes at the drain's end: what is still in flight is unfinished.
+  if (open_loop != nullptr) open_loop->finish(metrics::now_ns());
   pool.stop();
   if (sizing) {
     plan.record.window = pool_window;
@@ -608,11 +617,7 @@ Window measure(const PointSpec& spec, const HandlerSpec& handler, const PointPor
   // it as a failed run).
   if (watchdog.fired()) throw std::runtime_error(watchdog.message());
   collect_run(spec, handler, workload, totals, w, result);
-  if (open_loop != nullptr) {
-    result.open_loop.emplace();
-    const metrics::Histogram* own = workload.own_service_time();
-    result.open_loop->service_time = metrics::percentiles_us(own != nullptr ? *own : totals.service);
-  }
+  if (open_loop != nullptr) result.open_loop.emplace();
   return w;
 }
 
@@ -677,11 +682,13 @@ RunResult capacity_run(const PointSpec& spec, const std::atomic<bool>* stop_requ
   return run_point(closed, stop_requested, repetition);
 }
 
-// Why a run's arrivals were not all served as they came, or the generator lagged; from the
-// pacer's counts and the run's latency (engine/open_loop.hpp).
+// Every request due in the window, how each ended, and the run's latency over them
+// (engine/request_ledger.hpp); the stalls the meter saw; whether the arrivals outran the server
+// (a backlog that grew through the window) or the generator lagged (engine/open_loop.hpp).
 void collect_open_loop(const OpenLoop& open_loop, const OpenLoopSpec& spec, RunResult& result) {
   OpenLoopRecord& r = *result.open_loop;
   const OpenLoopCounts& c = open_loop.counts();
+  const RequestLedger& ledger = open_loop.ledger();
   r.offered_ops_per_s = open_loop.rate_ops_per_s();
   if (spec.load > 0) r.load = spec.load;
   r.arrivals = spec.arrivals;
@@ -693,14 +700,41 @@ void collect_open_loop(const OpenLoop& open_loop, const OpenLoopSpec& spec, RunR
   r.unissued = c.unissued;
   r.issue_failures = c.issue_failures;
   r.max_backlog = c.max_backlog;
-  r.arrival_rate_ops_per_s = result.seconds > 0 ? static_cast<double>(c.arrivals) / result.seconds : 0;
+  const std::uint64_t t0 = ledger.window_start_ns(), t1 = ledger.window_end_ns();
+  const double window_s = static_cast<double>(t1 - t0) / 1e9;
+  r.arrival_rate_ops_per_s = window_s > 0 ? static_cast<double>(c.arrivals) / window_s : 0;
   r.generator_lag = metrics::percentiles_us(c.lag);
-  const double held_share = c.arrivals == 0 ? 0 : static_cast<double>(c.held) / static_cast<double>(c.arrivals);
-  if (c.unissued > 0 || held_share > kHeldShareOverCapacity) {
-    r.over_capacity_because = std::to_string(c.held) + " of " + std::to_string(c.arrivals) +
-                              " arrivals waited for one of the " + std::to_string(r.in_flight_bound) +
-                              " slots and " + std::to_string(c.unissued) +
-                              " were never issued: arrivals outran the server";
+  r.lag_hist = c.lag;
+
+  const LedgerTotals totals = ledger.totals();
+  r.due = totals.due;
+  r.timed = totals.timed;
+  r.unfinished = totals.unfinished;
+  r.failed = totals.failed;
+  r.catch_up_bound_s = std::min(kCatchUpMaxS, kCatchUpShareOfWindow * static_cast<double>(t1 - t0) / 1e9);
+  r.drain_s = ledger.cut_ns() > t1 ? static_cast<double>(ledger.cut_ns() - t1) / 1e9 : 0;
+  r.response_hist = ledger.response();
+  r.unfinished_hist = ledger.unfinished();
+  r.service_hist = ledger.service();
+  r.service_time = metrics::percentiles_us(ledger.service());
+  const DuePercentiles due = due_percentiles(ledger.response(), ledger.unfinished());
+  result.latency = due.us;
+  r.response_lower_bound = due.lower_bound;
+
+  const StallMeter& meter = open_loop.stall_meter();
+  r.stalls = meter.stalls().in_window(t0, t1);
+  r.meter_priority = meter.priority();
+  r.pacer_priority = open_loop.pacer_priority();
+  r.realtime_refused_because = !open_loop.pacer_priority_refused_because().empty()
+                                   ? open_loop.pacer_priority_refused_because()
+                                   : meter.priority_refused_because();
+  r.backlog = backlog_grows(meter.backlog(), t0, t1, totals.due);
+  if (r.backlog.grows) {
+    const std::uint64_t* m = r.backlog.least_by_quarter;
+    r.over_capacity_because = "the backlog grew through the window (least per quarter " +
+                              std::to_string(m[0]) + ", " + std::to_string(m[1]) + ", " +
+                              std::to_string(m[2]) + ", " + std::to_string(m[3]) +
+                              " requests): arrivals outran the server";
   }
   if (r.generator_lag.count > 0 && r.generator_lag.p99 > kGeneratorBoundShare * result.latency.p99) {
     r.generator_bound_because = "generator lag p99 " + fixed(r.generator_lag.p99, 1) +
@@ -776,7 +810,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
       return result;
     }
     open_loop = std::make_unique<OpenLoop>(rate, spec.open_loop.arrivals, spec.open_loop.seed + repetition,
-                                           slots, &roles);
+                                           slots, &roles, spec.open_loop.realtime_pacer);
   }
   workloads::RunEnv env{ports.all.front(), &roles, &phase, spec.pool_value,
                         per_thread_ports ? ports.all : std::vector<port::CompletionPort*>{},
@@ -789,6 +823,11 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   for (const ThreadPlacer* placer : {&worker_placer, &load_placer}) {
     if (const std::string failure = placer->failure(); !failure.empty()) throw std::runtime_error(failure);
   }
+  if (open_loop) {  // before the window's rates: the run's latency is the ledger's
+    result.open_loop->capacity_ops_per_s = capacity.capacity_ops_per_s;
+    result.open_loop->capacity_run_s = capacity.capacity_run_s;
+    collect_open_loop(*open_loop, spec.open_loop, result);
+  }
   collect_window(window, result);
   result.machine_load = machine_load_of(window, result);
   if (window.l0 && window.l1) {
@@ -797,11 +836,6 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
     result.port_lists->events_cut = window.list_events_cut;
   } else {
     result.port_lists_unavailable_because = port_lists_unavailable(spec, *ports.all.front());
-  }
-  if (open_loop) {
-    result.open_loop->capacity_ops_per_s = capacity.capacity_ops_per_s;
-    result.open_loop->capacity_run_s = capacity.capacity_run_s;
-    collect_open_loop(*open_loop, spec.open_loop, result);
   }
   return result;
 }

@@ -21,6 +21,8 @@
 #include "engine/machine_load.hpp"
 #include "engine/port_lists.hpp"
 #include "engine/pool_timeline.hpp"
+#include "engine/request_ledger.hpp"
+#include "engine/stall_meter.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
 
@@ -109,7 +111,21 @@ struct OpenLoopRecord {
   std::uint64_t max_backlog = 0;
   double arrival_rate_ops_per_s = 0;  // arrivals intended in the window / the window
   metrics::Percentiles generator_lag;  // issue - intended, for arrivals that found a slot
-  metrics::Percentiles service_time;   // issue -> done
+  metrics::Percentiles service_time;   // issue -> done, timed requests due in the window
+  // Every request due in the window (engine/request_ledger.hpp): timed + unfinished + failed.
+  std::uint64_t due = 0, timed = 0, unfinished = 0, failed = 0;
+  double drain_s = 0;  // from the window's end to the ledger's close
+  double catch_up_bound_s = 0;  // how long after the window its late arrivals were still issued
+  // The response time over the due requests, each unfinished one at its lower bound (the
+  // run's latency); which of its figures are lower bounds.
+  LowerBounds response_lower_bound;
+  // The stored histograms (ns), mergeable across runs: timed responses, unfinished lower
+  // bounds, service times, generator lag.
+  metrics::Histogram response_hist, unfinished_hist, service_hist, lag_hist;
+  StallSummary stalls;                 // the stall meter's, over the window
+  std::string meter_priority, pacer_priority;  // the threads' priority, in words
+  std::string realtime_refused_because;        // why a real-time priority was refused ("" if not)
+  BacklogVerdict backlog;              // over capacity: the backlog's least per quarter
   std::string over_capacity_because;   // empty: the server kept up
   std::string generator_bound_because; // empty: the generator's lag is within its share
   bool over_capacity() const { return !over_capacity_because.empty(); }

@@ -35,6 +35,15 @@ class Histogram {
     if (value < min_) min_ = value;
   }
   void merge(const Histogram& other) noexcept;
+  // fn(bucket, count) for each bucket holding values, in bucket order.
+  template <typename Fn>
+  void for_each_bucket(Fn&& fn) const {
+    for (std::size_t i = 0; i < kBuckets; ++i) {
+      if (counts_[i] != 0) fn(i, counts_[i]);
+    }
+  }
+  // Adds `count` values at `bucket`'s midpoint: a histogram read back from its buckets.
+  void add_bucket(std::size_t bucket, std::uint64_t count) noexcept;
   void reset() noexcept;
 
   std::uint64_t count() const noexcept { return count_; }

@@ -29,6 +29,12 @@ void set_fine_timer_slack() noexcept;
 // generator) yields to the workers under test instead of delaying them once they are woken.
 // Returns what was applied, in words (a static string, "" when the OS refused).
 const char* lower_current_thread_priority() noexcept;
+// Give the calling thread a real-time priority, so that it runs the moment it wakes, ahead of
+// every normal thread (the open loop's pacer and stall meter: the workers must not delay them).
+// `level` 1 or 2, higher preempts lower. Linux: SCHED_FIFO at that priority; Windows:
+// THREAD_PRIORITY_TIME_CRITICAL (level 2) or HIGHEST (level 1). Returns what was applied, in
+// words, or, when the OS refused, "" with the reason in *why_not.
+std::string raise_current_thread_to_realtime(int level, std::string* why_not);
 // Sleep with the finest timer the OS offers (high-resolution waitable timer on Windows).
 void precise_sleep(std::chrono::nanoseconds duration) noexcept;
 

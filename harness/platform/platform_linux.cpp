@@ -5,8 +5,11 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
 
 #include <cerrno>
+#include <cstring>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -60,6 +63,20 @@ const char* lower_current_thread_priority() noexcept {
   const auto tid = static_cast<id_t>(syscall(SYS_gettid));
   if (setpriority(PRIO_PROCESS, tid, 19) != 0) return "";
   return "nice 19 (setpriority on the thread)";
+}
+
+std::string raise_current_thread_to_realtime(int level, std::string* why_not) {
+  sched_param param{};
+  param.sched_priority = sched_get_priority_min(SCHED_FIFO) + level - 1;
+  const int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+  if (rc != 0) {
+    if (why_not != nullptr) {
+      *why_not = std::string("SCHED_FIFO refused: ") + std::strerror(rc) +
+                 (rc == EPERM ? " (needs CAP_SYS_NICE or an RLIMIT_RTPRIO above 0)" : "");
+    }
+    return "";
+  }
+  return "SCHED_FIFO " + std::to_string(param.sched_priority);
 }
 
 void precise_sleep(std::chrono::nanoseconds duration) noexcept {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -118,6 +119,17 @@ const char* lower_current_thread_priority() noexcept {
   // to every normal-priority worker; IDLE would add nothing but the risk of long starvation.
   if (!SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_LOWEST)) return "";
   return "THREAD_PRIORITY_LOWEST";
+}
+
+std::string raise_current_thread_to_realtime(int level, std::string* why_not) {
+  const int priority = level >= 2 ? THREAD_PRIORITY_TIME_CRITICAL : THREAD_PRIORITY_HIGHEST;
+  if (!SetThreadPriority(GetCurrentThread(), priority)) {
+    if (why_not != nullptr) {
+      *why_not = "SetThreadPriority refused: error " + std::to_string(GetLastError());
+    }
+    return "";
+  }
+  return level >= 2 ? "THREAD_PRIORITY_TIME_CRITICAL" : "THREAD_PRIORITY_HIGHEST";
 }
 
 void precise_sleep(std::chrono::nanoseconds duration) noexcept {

@@ -3,8 +3,10 @@
 // run_blocks.cpp, and nowhere else in the harness (iocpbench_analysis/ reads them).
 
 #include <algorithm>
+#include <utility>
 
 #include "engine/machine_load.hpp"
+#include "engine/open_loop.hpp"
 #include "engine/switch_attribution.hpp"
 #include "engine/workload_params.hpp"
 #include "io/async_io.hpp"
@@ -123,8 +125,52 @@ nlohmann::json pool_json(const PointSpec& spec) {
 }
 
 
+// A histogram's non-empty buckets as [bucket, count] pairs, in bucket order (metrics/histogram.hpp).
+nlohmann::json histogram_pairs(const metrics::Histogram& h) {
+  nlohmann::json out = nlohmann::json::array();
+  h.for_each_bucket([&out](std::size_t bucket, std::uint64_t count) { out.push_back({bucket, count}); });
+  return out;
+}
+
+// runs[].open_loop.histograms: mergeable across runs (a point's pooled percentiles).
+nlohmann::json open_loop_histograms_json(const engine::OpenLoopRecord& o) {
+  return {{"scheme", "log-linear"},
+          {"unit", "ns"},
+          {"sub_bucket_bits", metrics::Histogram::kSubBits},
+          {"response", histogram_pairs(o.response_hist)},
+          {"unfinished", histogram_pairs(o.unfinished_hist)},
+          {"service", histogram_pairs(o.service_hist)},
+          {"lag", histogram_pairs(o.lag_hist)}};
+}
+
+// The response time over every due request, and which of its figures are lower bounds.
+nlohmann::json response_time_json(const metrics::Percentiles& p, const engine::LowerBounds& b) {
+  nlohmann::json out = percentiles_json(p);
+  nlohmann::json lower = nlohmann::json::array();
+  for (const auto& [name, flag] : {std::pair{"p50", b.p50}, {"p90", b.p90}, {"p99", b.p99},
+                                   {"p999", b.p999}, {"max", b.max}, {"mean", b.mean}}) {
+    if (flag) lower.push_back(name);
+  }
+  out["lower_bound"] = std::move(lower);
+  return out;
+}
+
+nlohmann::json stalls_json(const engine::StallSummary& s) {
+  nlohmann::json first = nlohmann::json::array();
+  for (const engine::Stall& stall : s.first) {
+    first.push_back({{"at_s", static_cast<double>(stall.start_ns) / 1e9},
+                     {"ms", static_cast<double>(stall.length_ns) / 1e6}});
+  }
+  return {{"count", s.count},
+          {"total_ms", static_cast<double>(s.total_ns) / 1e6},
+          {"longest_ms", static_cast<double>(s.longest_ns) / 1e6},
+          {"threshold_ms", static_cast<double>(engine::StallLog::kStallNs) / 1e6},
+          {"first", std::move(first)}};
+}
+
 // runs[].open_loop (engine/run_result.hpp OpenLoopRecord).
-nlohmann::json open_loop_json(const engine::OpenLoopRecord& o) {
+nlohmann::json open_loop_json(const engine::OpenLoopRecord& o, const metrics::Percentiles& response) {
+  const engine::BacklogVerdict& b = o.backlog;
   return {{"offered_ops_per_s", o.offered_ops_per_s},
           {"load", or_null(o.load)},
           {"capacity_ops_per_s", or_null(o.capacity_ops_per_s)},
@@ -141,6 +187,22 @@ nlohmann::json open_loop_json(const engine::OpenLoopRecord& o) {
           {"max_backlog", o.max_backlog},
           {"generator_lag_us", percentiles_json(o.generator_lag)},
           {"service_time_us", percentiles_json(o.service_time)},
+          {"accounting", {{"due", o.due},
+                          {"timed", o.timed},
+                          {"unfinished", o.unfinished},
+                          {"failed", o.failed},
+                          {"drain_s", o.drain_s},
+                          {"drain_bound_s", engine::kDrainBoundS},
+                          {"catch_up_bound_s", o.catch_up_bound_s}}},
+          {"response_time_us", response_time_json(response, o.response_lower_bound)},
+          {"stalls", stalls_json(o.stalls)},
+          {"pacer_priority", o.pacer_priority},
+          {"meter_priority", o.meter_priority},
+          {"realtime_refused_because", or_null(o.realtime_refused_because)},
+          {"backlog_least_by_quarter",
+           b.judged ? nlohmann::json(std::vector<std::uint64_t>(b.least_by_quarter, b.least_by_quarter + 4))
+                    : nlohmann::json()},
+          {"histograms", open_loop_histograms_json(o)},
           {"over_capacity", o.over_capacity()},
           {"over_capacity_because", or_null(o.over_capacity_because)},
           {"generator_bound", o.generator_bound()},
@@ -199,7 +261,7 @@ RunRecord run_record(const RunResult& r) {
   if (r.pool_sizing) run["pool_sizing"] = pool_sizing_json(*r.pool_sizing);
   if (r.timeline) run["timeline"] = timeline_json(*r.timeline);
   run["dequeue_batch"] = dequeue_batch_json(r.dequeue_batch);
-  if (r.open_loop) run["open_loop"] = open_loop_json(*r.open_loop);
+  if (r.open_loop) run["open_loop"] = open_loop_json(*r.open_loop, r.latency);
   run["port_lists"] = r.port_lists ? port_lists_json(*r.port_lists) : nlohmann::json(nullptr);
   if (!r.port_lists) run["port_lists_unavailable_because"] = r.port_lists_unavailable_because;
   mark_unavailable_switches(run);  // null, never 0, where the OS cannot count (Wine)

@@ -130,6 +130,12 @@ std::vector<double> parse_number_list(const std::string& text, const std::string
 }
 }  // namespace
 
+bool parse_pacer_priority(const std::string& text, const std::string& flag) {
+  if (text == "realtime") return true;
+  if (text == "normal") return false;
+  throw BadInput{flag, "'" + text + "' is not realtime or normal"};
+}
+
 std::vector<double> parse_load_list(const std::string& text, const std::string& flag) {
   return parse_number_list(text, flag, [](double v) -> std::string {
     if (v <= 0) return "is not a fraction of capacity in (0, 1]";
@@ -204,7 +210,9 @@ namespace {
 std::vector<engine::OpenLoopSpec> open_loop_settings(const Grid& grid) {
   if (grid.loads.empty() && grid.rates.empty()) return {engine::OpenLoopSpec{}};
   std::vector<engine::OpenLoopSpec> out;
-  const engine::OpenLoopSpec base{.arrivals = grid.arrivals, .seed = grid.seed, .in_flight_bound = grid.max_in_flight};
+  const engine::OpenLoopSpec base{.arrivals = grid.arrivals, .seed = grid.seed,
+                                  .in_flight_bound = grid.max_in_flight,
+                                  .realtime_pacer = grid.realtime_pacer};
   for (const double load : grid.loads) {
     out.push_back(base);
     out.back().load = load;
@@ -405,6 +413,7 @@ nlohmann::json grid_to_json(const Grid& grid) {
   if (!grid.loads.empty() || !grid.rates.empty()) {
     j["arrivals"] = core::to_string(grid.arrivals);
     if (grid.max_in_flight > 0) j["max_in_flight"] = grid.max_in_flight;
+    if (!grid.realtime_pacer) j["pacer_priority"] = "normal";
   }
   j["blocking_kind"] = to_string(grid.blocking_kind);
   j["work_us"] = grid.work_us;
@@ -461,6 +470,9 @@ Grid grid_from_json(const nlohmann::json& j, const std::string& flag) {
       grid.arrivals = *arrivals;
     }
     if (j.contains("max_in_flight")) grid.max_in_flight = j.at("max_in_flight").get<unsigned>();
+    if (j.contains("pacer_priority")) {
+      grid.realtime_pacer = parse_pacer_priority(j.at("pacer_priority").get<std::string>(), flag);
+    }
     if (j.contains("blocking_kind")) grid.blocking_kind = parse_blocking_kind_flag(j.at("blocking_kind").get<std::string>(), "--blocking-kind");
     if (j.contains("work_us")) grid.work_us = j.at("work_us").get<double>();
     if (j.contains("working_set_kib")) grid.working_set_kib = j.at("working_set_kib").get<std::uint32_t>();

@@ -50,6 +50,7 @@ struct Grid {
   std::vector<double> rates;
   core::ArrivalProcess arrivals = core::kDefaultArrivals;
   unsigned max_in_flight = 0;  // 0: each workload's own bound
+  bool realtime_pacer = true;  // --pacer-priority realtime (engine/open_loop.hpp)
   BlockingKind blocking_kind = BlockingKind::sleep;
   std::uint32_t working_set_kib = 0;  // per worker thread, touched on every packet
   double work_us = 100;  // the smallest block of the default grid (b = 0.25: 33 us) a sleep can honour on a 2-CPU VM
@@ -83,6 +84,8 @@ std::vector<double> parse_ratio_list(const std::string& text, const std::string&
 // --load: fractions in (0, 1]; --rate: positive numbers (completions per second).
 std::vector<double> parse_load_list(const std::string& text, const std::string& flag);
 std::vector<double> parse_rate_list(const std::string& text, const std::string& flag);
+// --pacer-priority: realtime (true) | normal (false).
+bool parse_pacer_priority(const std::string& text, const std::string& flag);
 std::vector<WorkloadKind> parse_workload_list(const std::string& text, const std::string& flag);
 std::vector<port::Backend> parse_port_list(const std::string& text, const std::string& flag);
 std::vector<Dispatch> parse_dispatch_list(const std::string& text, const std::string& flag);

@@ -137,8 +137,12 @@ SloChoice choose_slo(const std::vector<SloCandidate>& candidates, const Slo& slo
   SloChoice out;
   std::vector<std::size_t> order(candidates.size());
   for (std::size_t i = 0; i < order.size(); ++i) {
-    out.bounds.push_back(median_upper_bound(candidates[i].percentile_us));
-    out.shown.push_back(!candidates[i].excluded && shown_under(out.bounds.back(), slo));
+    const SloCandidate& c = candidates[i];
+    out.bounds.push_back(median_upper_bound(c.percentile_us));
+    out.shown.push_back(!c.excluded && shown_under(out.bounds.back(), slo));
+    const bool lag_decides = c.generator_bound_runs > 0 && shown_under(median_upper_bound(c.without_lag_us), slo);
+    const bool busy_decides = c.busy_runs > 0 && shown_under(median_upper_bound(c.busy_as_best_us), slo);
+    out.undecided.push_back(!out.shown.back() && !c.excluded && (lag_decides || busy_decides));
     order[i] = i;
   }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -153,6 +157,10 @@ SloChoice choose_slo(const std::vector<SloCandidate>& candidates, const Slo& slo
     }
   }
   return out;
+}
+
+bool SloChoice::inconclusive() const {
+  return !recommended && std::find(undecided.begin(), undecided.end(), true) != undecided.end();
 }
 
 void RateBracket::record(double rate_ops_per_s, bool shown) {

@@ -70,15 +70,25 @@ bool shown_under(const PercentileBound& b, const Slo& slo);
 // One setting's runs at one offered rate, as the rule reads them.
 struct SloCandidate {
   unsigned concurrency_value = 0, pool_value = 0;
-  std::vector<double> percentile_us;  // one per run
-  unsigned over_capacity_runs = 0, generator_bound_runs = 0;
+  std::vector<double> percentile_us;  // one per run, over-capacity runs left out
+  unsigned over_capacity_runs = 0, generator_bound_runs = 0, busy_runs = 0;
+  // What the runs could have said without the disturbances: each generator-bound run's value
+  // less the generator's lag at that percentile; each busy run's value at 0, the best it could
+  // have shown on a quiet machine.
+  std::vector<double> without_lag_us, busy_as_best_us;
   std::optional<std::string> excluded;  // a run failed, did not drain, or missed its blocking ratio
 };
 
 struct SloChoice {
   std::vector<PercentileBound> bounds;     // per candidate
   std::vector<bool> shown;                 // per candidate: shown under the limit
+  // Per candidate: not shown, but shown once the generator's lag is taken off its
+  // generator-bound runs, or once its busy runs are taken at their best: the disturbed runs
+  // may be what decided it, so whether the server meets the limit cannot be told.
+  std::vector<bool> undecided;
   std::optional<std::size_t> recommended;  // the first shown under, in the fixed order
+  // No setting shown, and some undecided: the answer is INCONCLUSIVE, never "no setting".
+  bool inconclusive() const;
 };
 
 // Candidates in any order; the recommendation is the smallest pool, then the smallest

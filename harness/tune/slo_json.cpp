@@ -22,6 +22,7 @@ nlohmann::json trial_json(const SloTrial& t, const Slo& slo) {
                                                                : nlohmann::json(nullptr);
   j["over_capacity_runs"] = c.over_capacity_runs;
   j["generator_bound_runs"] = c.generator_bound_runs;
+  j["busy_runs"] = c.busy_runs;
   j["excluded"] = c.excluded ? nlohmann::json(*c.excluded) : nlohmann::json(nullptr);
   return j;
 }
@@ -63,6 +64,10 @@ nlohmann::json slo_block(const SloOutcome& out) {
       {"blocking", s.grid.blocking.front()},
       {"settings", nlohmann::json::array()},
       {"recommendation", nullptr},
+      {"verdict", out.interrupted        ? "interrupted"
+                  : out.recommended      ? "recommended"
+                  : out.choice.inconclusive() ? "inconclusive"
+                                              : "none_shown"},
       {"interrupted", out.interrupted}};
   if (!s.max_rate) {
     block["offered"] = s.open_loop.load > 0 ? nlohmann::json{{"load", s.open_loop.load}}

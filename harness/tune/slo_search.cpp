@@ -150,9 +150,19 @@ SloCandidate SloTrial::candidate() const {
   c.concurrency_value = spec.concurrency_value;
   c.pool_value = spec.pool_value;
   for (const auto& r : runs) {
-    c.percentile_us.push_back(percentile_us(r.latency, percentile));
-    if (r.open_loop && r.open_loop->over_capacity()) ++c.over_capacity_runs;
-    if (r.open_loop && r.open_loop->generator_bound()) ++c.generator_bound_runs;
+    // A run whose backlog grew through its window did not carry the rate: its percentile is
+    // no sample of the latency at that rate, so it is left out (and too few runs give no bound).
+    const bool over = r.open_loop && r.open_loop->over_capacity();
+    const bool lagged = r.open_loop && r.open_loop->generator_bound();
+    if (over) ++c.over_capacity_runs;
+    if (lagged) ++c.generator_bound_runs;
+    if (r.machine_load.busy) ++c.busy_runs;
+    if (over) continue;
+    const double value = percentile_us(r.latency, percentile);
+    c.percentile_us.push_back(value);
+    const double lag = lagged ? percentile_us(r.open_loop->generator_lag, percentile) : 0;
+    c.without_lag_us.push_back(std::max(0.0, value - lag));
+    c.busy_as_best_us.push_back(r.machine_load.busy ? 0 : value);
     if (r.errors > 0 && !c.excluded) c.excluded = "a run had errors";
   }
   if (!c.excluded) c.excluded = exclusion_reason(spec, runs);

@@ -128,7 +128,7 @@ class FileWorkload final : public Workload {
     if (!c.counted) return;  // an I/O kept out of the port: counted as an error; not a slot
     const io::FileDone d = io_->done(packet);
     if (env_.open_loop != nullptr) {
-      env_.open_loop->release(d.slot);
+      env_.open_loop->release(d.slot, t_done_ns != 0 ? t_done_ns : metrics::now_ns());
       outstanding_.fetch_sub(1, std::memory_order_seq_cst);
       return;
     }

@@ -109,7 +109,8 @@ class PostWorkload final : public Workload {
   void after_handler(const port::Packet& packet, const Completion&, std::uint64_t t_done_ns,
                      WorkerContext& worker) override {
     if (packet.key == kOpenLoopKey) {
-      env_.open_loop->release(static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(packet.context)));
+      env_.open_loop->release(static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(packet.context)),
+                              t_done_ns != 0 ? t_done_ns : metrics::now_ns());
       open_outstanding_.fetch_sub(1, std::memory_order_seq_cst);
       return;
     }

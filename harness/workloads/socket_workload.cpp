@@ -446,7 +446,7 @@ class SocketWorkload final : public Workload {
       }
       ++c.done_msgs;
       ++messages_verified_;
-      env_.open_loop->release(slot);
+      env_.open_loop->release(slot, t);
     }
   }
 

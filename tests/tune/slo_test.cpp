@@ -89,7 +89,8 @@ TEST(SloSimulation, WellUnderTheLimitItIsShown) {
 }
 
 SloCandidate candidate(unsigned c, unsigned p, double value_us) {
-  return {c, p, std::vector<double>(10, value_us), 0, 0, std::nullopt};
+  const std::vector<double> values(10, value_us);
+  return {c, p, values, 0, 0, 0, values, values, std::nullopt};
 }
 
 TEST(Slo, TheChoiceIsTheSmallestPoolThenConcurrencyShownUnder) {
@@ -105,8 +106,40 @@ TEST(Slo, TheChoiceIsTheSmallestPoolThenConcurrencyShownUnder) {
   EXPECT_EQ(*choice.recommended, 4u) << "an excluded setting is never chosen: pool 8, concurrency 1";
   for (auto& x : c) x.percentile_us.assign(10, 2000);
   EXPECT_FALSE(choose_slo(c, slo).recommended) << "none under: no recommendation";
-  c = {{1, 2, {100, 100, 100}, 0, 0, std::nullopt}};
+  c = {candidate(1, 2, 100)};
+  c[0].percentile_us.resize(3);
   EXPECT_FALSE(choose_slo(c, slo).recommended) << "3 runs give no bound: not shown";
+}
+
+TEST(Slo, NoneShownWithGeneratorBoundOrBusyRunsIsInconclusiveNotNone) {
+  const Slo slo{SloPercentile::kP99, 1000};
+  std::vector<SloCandidate> c = {candidate(2, 4, 1500), candidate(4, 8, 1200)};
+  EXPECT_FALSE(choose_slo(c, slo).inconclusive()) << "clean runs over the limit: a finding";
+  c[1].generator_bound_runs = 10;
+  EXPECT_FALSE(choose_slo(c, slo).inconclusive()) << "over the limit even without the generator's lag";
+  c[1].without_lag_us.assign(10, 900);
+  SloChoice choice = choose_slo(c, slo);
+  EXPECT_FALSE(choice.recommended);
+  EXPECT_TRUE(choice.inconclusive()) << "the generator's lag is what put it over";
+  EXPECT_FALSE(choice.undecided[0]);
+  EXPECT_TRUE(choice.undecided[1]);
+  c[1].generator_bound_runs = 0;
+  EXPECT_FALSE(choose_slo(c, slo).inconclusive());
+  c[0].busy_runs = 9;  // the bound on a median of 10 is the 9th smallest
+  c[0].busy_as_best_us = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1500};
+  EXPECT_TRUE(choose_slo(c, slo).inconclusive()) << "9 busy runs of 10 could have shown it";
+  c[0].busy_runs = 1;
+  c[0].busy_as_best_us = {0, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500};
+  EXPECT_FALSE(choose_slo(c, slo).inconclusive()) << "1 busy run of 10 changes no bound: a finding";
+  c[0].busy_runs = 9;
+  c[0].busy_as_best_us = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1500};
+  c[0].excluded = "a run had errors";
+  EXPECT_FALSE(choose_slo(c, slo).inconclusive()) << "an excluded setting is no candidate";
+  c[1].percentile_us.assign(10, 100);
+  c[1].generator_bound_runs = 5;
+  choice = choose_slo(c, slo);
+  ASSERT_TRUE(choice.recommended);
+  EXPECT_FALSE(choice.inconclusive()) << "shown under despite the generator's lag: it holds";
 }
 
 // Scripted runs: a setting's capacity is 1000 x pool requests/s, its p99 500 us / (1 - rate /
