@@ -17,6 +17,7 @@
 #include "cli/profile_flags.hpp"
 #include "cli/sweep_flags.hpp"
 #include "cli/workload_flags.hpp"
+#include "engine/capacity_memo.hpp"
 #include "platform/platform.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/machine_load_warning.hpp"
@@ -231,6 +232,11 @@ void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool s
               << " ms the longest (the stall meter overslept): the requests due then waited for the "
                  "machine, not the server\n";
   }
+  if (r.open_loop) {
+    for (const engine::SelfCheck* check : {&r.open_loop->arrival_check, &r.open_loop->stationarity}) {
+      if (!check->passed) std::cerr << "iocpbench: warning: self-check failed: " << check->failed_because << '\n';
+    }
+  }
   if (r.open_loop && !r.open_loop->realtime_refused_because.empty()) {
     std::cerr << "iocpbench: note: the pacer ran at normal priority: "
               << r.open_loop->realtime_refused_because << '\n';
@@ -275,8 +281,10 @@ int run_command(const RunOptions& o) {
   const std::atomic<bool>& stop_requested = install_interrupt_handlers();
   const std::string started = core::utc_timestamp();
   std::vector<engine::RunResult> runs;
+  engine::CapacityMemo capacities;  // --load: found by the first repetition, offered by all
   for (unsigned k = 0; k < reps && !stop_requested.load(); ++k) {
-    runs.push_back(engine::run_point(spec, &stop_requested, k));
+    runs.push_back(engine::run_point(capacities.with_known(spec, "run"), &stop_requested, k));
+    capacities.note("run", runs.back());
   }
   const bool interrupted = stop_requested.load();
   results::PointResult point = results::point_result(spec, runs);

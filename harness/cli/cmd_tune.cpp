@@ -18,6 +18,7 @@
 #include "cli/sweep_flags.hpp"
 #include "cli/slo_report.hpp"
 #include "cli/tune_report.hpp"
+#include "engine/capacity_memo.hpp"
 #include "platform/platform.hpp"
 #include "platform/file_lock.hpp"
 #include "results/write.hpp"
@@ -173,7 +174,9 @@ class ProgressRunner final : public tune::Runner {
   std::optional<engine::RunResult> run_once(const engine::PointSpec& spec, unsigned repetition,
                                          const std::string& label) override {
     progress_->starting(label);
-    engine::RunResult result = engine::run_point(spec, &stop_, repetition);
+    const std::string id = sweep::point_id(spec);
+    engine::RunResult result = engine::run_point(capacities_.with_known(spec, id), &stop_, repetition);
+    capacities_.note(id, result);
     if (result.interrupted || stop_.load()) return std::nullopt;
     progress_->finished_one();
     note_machine_load(result, label);
@@ -192,6 +195,8 @@ class ProgressRunner final : public tune::Runner {
   }
 
  private:
+  engine::CapacityMemo capacities_;  // --load: each setting's capacity, found by its first run
+
   void note_machine_load(const engine::RunResult& result, const std::string& label) {
     ++runs_;
     if (!result.machine_load.busy) return;

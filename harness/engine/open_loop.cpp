@@ -192,6 +192,8 @@ void OpenLoop::pacer(Issue issue) {
   }
   platform::set_fine_timer_slack();
   std::uint64_t last_no_slot_ns = 0;  // when the pacer last found every slot in use
+  std::uint64_t last_on_time_ns = 0;  // the last on-time issue in the window (0: none, or held since)
+  counts_.arrival_gaps_ns.reserve(kMaxArrivalGaps);
   while (!stop_.load(std::memory_order_acquire)) {
     const std::uint64_t now = metrics::now_ns();
     const std::uint64_t next = next_ns_.load(std::memory_order_relaxed);
@@ -227,6 +229,10 @@ void OpenLoop::pacer(Issue issue) {
       ++counts_.issued;
       if (!held) counts_.lag.record(issued_at - next);
       if (held) ++counts_.held;
+      if (!held && last_on_time_ns != 0 && counts_.arrival_gaps_ns.size() < kMaxArrivalGaps) {
+        counts_.arrival_gaps_ns.push_back(issued_at - last_on_time_ns);
+      }
+      last_on_time_ns = held ? 0 : issued_at;
     }
     if (!issue(*slot)) {
       ++counts_.issue_failures;

@@ -32,6 +32,7 @@
 
 #include "core/arrivals.hpp"
 #include "engine/request_ledger.hpp"
+#include "engine/self_checks.hpp"
 #include "engine/stall_meter.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
@@ -48,6 +49,9 @@ struct OpenLoopSpec {
   std::uint64_t seed = 1;  // --seed: the Poisson schedule's
   unsigned in_flight_bound = 0;  // --max-in-flight; 0: the workload's own bound
   bool realtime_pacer = true;    // --pacer-priority: the pacer and stall meter at real-time priority
+  // --load: the point's capacity found by an earlier run of the same point in this invocation
+  // (engine/capacity_memo.hpp); unset: this run measures it. Not part of the point's identity.
+  std::optional<double> known_capacity_ops_per_s;
   // The file workload's slots are its buffers: at most this many (as --outstanding).
   static constexpr unsigned kMaxFileSlots = 4096;
   bool enabled() const { return rate_ops_per_s > 0 || load > 0; }
@@ -77,6 +81,9 @@ struct OpenLoopCounts {
   std::uint64_t issue_failures = 0;  // the workload could not issue (an error)
   std::uint64_t max_backlog = 0;     // arrivals due and waiting for a slot, at most (whole run)
   metrics::Histogram lag;            // issue - intended, ns, arrivals that found a slot
+  // Gaps between consecutive on-time issues in the window (the first kMaxArrivalGaps): the
+  // arrival process the generator achieved (engine/self_checks.hpp).
+  std::vector<std::uint64_t> arrival_gaps_ns;
 };
 
 // The open loop's window in intended time, from the pacer's start.

@@ -24,7 +24,9 @@ void RequestLedger::done(unsigned slot, std::uint64_t done_ns) {
   if (!s.busy) return;
   s.busy = false;
   if (closed() || !in_window(s.intended_ns)) return;
-  response_.record(done_ns > s.intended_ns ? done_ns - s.intended_ns : 0);
+  const std::uint64_t response = done_ns > s.intended_ns ? done_ns - s.intended_ns : 0;
+  response_.record(response);
+  halves_[s.intended_ns - start_ns_ < (end_ns_ - start_ns_) / 2 ? 0 : 1].record(response);
   service_.record(done_ns > s.issue_ns ? done_ns - s.issue_ns : 0);
 }
 

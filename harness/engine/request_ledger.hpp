@@ -61,6 +61,8 @@ class RequestLedger {
   const metrics::Histogram& response() const { return response_; }      // timed: done - intended
   const metrics::Histogram& service() const { return service_; }        // timed: done - issue
   const metrics::Histogram& unfinished() const { return unfinished_; }  // cut - intended
+  // The timed responses of the window's first and second half (by intended time).
+  const metrics::Histogram& response_half(int half) const { return halves_[half]; }
 
  private:
   struct Slot {
@@ -74,6 +76,7 @@ class RequestLedger {
   std::uint64_t start_ns_ = 0, end_ns_ = 0, cut_ns_ = 0;
   std::uint64_t failed_ = 0;
   metrics::Histogram response_, service_, unfinished_;
+  metrics::Histogram halves_[2];
 };
 
 // Which of a due-request percentile set are lower bounds (a percentile whose rank may fall on

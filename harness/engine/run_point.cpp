@@ -729,6 +729,8 @@ void collect_open_loop(const OpenLoop& open_loop, const OpenLoopSpec& spec, RunR
                                    ? open_loop.pacer_priority_refused_because()
                                    : meter.priority_refused_because();
   r.backlog = backlog_grows(meter.backlog(), t0, t1, totals.due);
+  r.arrival_check = check_arrivals(c.arrival_gaps_ns, open_loop.rate_ops_per_s(), spec.arrivals);
+  r.stationarity = check_stationarity(ledger.response_half(0), ledger.response_half(1));
   if (r.backlog.grows) {
     const std::uint64_t* m = r.backlog.least_by_quarter;
     r.over_capacity_because = "the backlog grew through the window (least per quarter " +
@@ -749,6 +751,11 @@ void collect_open_loop(const OpenLoop& open_loop, const OpenLoopSpec& spec, RunR
 double open_loop_rate(const PointSpec& spec, const std::atomic<bool>* stop_requested,
                       unsigned repetition, OpenLoopRecord& record) {
   if (spec.open_loop.rate_ops_per_s > 0) return spec.open_loop.rate_ops_per_s;
+  if (spec.open_loop.known_capacity_ops_per_s) {  // found once for the point: the same rate
+    record.capacity_ops_per_s = *spec.open_loop.known_capacity_ops_per_s;
+    record.capacity_measured_here = false;
+    return spec.open_loop.load * *spec.open_loop.known_capacity_ops_per_s;
+  }
   const RunResult capacity = capacity_run(spec, stop_requested, repetition);
   // The socket workload counts the server's receives, and with several messages in flight a
   // receive can carry more than one; its arrivals are messages, so its capacity is round trips.
@@ -826,6 +833,7 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
   if (open_loop) {  // before the window's rates: the run's latency is the ledger's
     result.open_loop->capacity_ops_per_s = capacity.capacity_ops_per_s;
     result.open_loop->capacity_run_s = capacity.capacity_run_s;
+    result.open_loop->capacity_measured_here = capacity.capacity_measured_here;
     collect_open_loop(*open_loop, spec.open_loop, result);
   }
   collect_window(window, result);

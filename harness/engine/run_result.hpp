@@ -22,6 +22,7 @@
 #include "engine/port_lists.hpp"
 #include "engine/pool_timeline.hpp"
 #include "engine/request_ledger.hpp"
+#include "engine/self_checks.hpp"
 #include "engine/stall_meter.hpp"
 #include "metrics/histogram.hpp"
 #include "metrics/usage.hpp"
@@ -104,6 +105,7 @@ struct OpenLoopRecord {
   std::optional<double> load;                 // --load: the fraction of capacity asked
   std::optional<double> capacity_ops_per_s;   // --load: the closed-loop run's throughput
   double capacity_run_s = 0;                  // --load: that run's measured window
+  bool capacity_measured_here = true;         // --load: false when an earlier run of the point found it
   core::ArrivalProcess arrivals = core::kDefaultArrivals;
   std::uint64_t seed = 0;
   unsigned in_flight_bound = 0;
@@ -126,6 +128,7 @@ struct OpenLoopRecord {
   std::string meter_priority, pacer_priority;  // the threads' priority, in words
   std::string realtime_refused_because;        // why a real-time priority was refused ("" if not)
   BacklogVerdict backlog;              // over capacity: the backlog's least per quarter
+  SelfCheck arrival_check, stationarity;  // engine/self_checks.hpp
   std::string over_capacity_because;   // empty: the server kept up
   std::string generator_bound_because; // empty: the generator's lag is within its share
   bool over_capacity() const { return !over_capacity_because.empty(); }

@@ -155,6 +155,13 @@ nlohmann::json response_time_json(const metrics::Percentiles& p, const engine::L
   return out;
 }
 
+nlohmann::json self_check_json(const engine::SelfCheck& c) {
+  return {{"judged", c.judged},
+          {"passed", c.passed},
+          {"statistic", c.judged ? nlohmann::json(c.statistic) : nlohmann::json()},
+          {"failed_because", or_null(c.failed_because)}};
+}
+
 nlohmann::json stalls_json(const engine::StallSummary& s) {
   nlohmann::json first = nlohmann::json::array();
   for (const engine::Stall& stall : s.first) {
@@ -174,7 +181,11 @@ nlohmann::json open_loop_json(const engine::OpenLoopRecord& o, const metrics::Pe
   return {{"offered_ops_per_s", o.offered_ops_per_s},
           {"load", or_null(o.load)},
           {"capacity_ops_per_s", or_null(o.capacity_ops_per_s)},
-          {"capacity_run_s", o.capacity_ops_per_s ? nlohmann::json(o.capacity_run_s) : nlohmann::json()},
+          {"capacity_run_s", o.capacity_ops_per_s && o.capacity_measured_here ? nlohmann::json(o.capacity_run_s)
+                                                                                 : nlohmann::json()},
+          {"capacity_source", !o.capacity_ops_per_s      ? nlohmann::json()
+                              : o.capacity_measured_here ? nlohmann::json("this run")
+                                                         : nlohmann::json("an earlier run of the point")},
           {"arrivals", core::to_string(o.arrivals)},
           {"seed", o.seed},
           {"in_flight_bound", o.in_flight_bound},
@@ -202,6 +213,8 @@ nlohmann::json open_loop_json(const engine::OpenLoopRecord& o, const metrics::Pe
           {"backlog_least_by_quarter",
            b.judged ? nlohmann::json(std::vector<std::uint64_t>(b.least_by_quarter, b.least_by_quarter + 4))
                     : nlohmann::json()},
+          {"self_checks", {{"arrivals", self_check_json(o.arrival_check)},
+                           {"stationarity", self_check_json(o.stationarity)}}},
           {"histograms", open_loop_histograms_json(o)},
           {"over_capacity", o.over_capacity()},
           {"over_capacity_because", or_null(o.over_capacity_because)},

@@ -210,9 +210,11 @@ namespace {
 std::vector<engine::OpenLoopSpec> open_loop_settings(const Grid& grid) {
   if (grid.loads.empty() && grid.rates.empty()) return {engine::OpenLoopSpec{}};
   std::vector<engine::OpenLoopSpec> out;
-  const engine::OpenLoopSpec base{.arrivals = grid.arrivals, .seed = grid.seed,
-                                  .in_flight_bound = grid.max_in_flight,
-                                  .realtime_pacer = grid.realtime_pacer};
+  engine::OpenLoopSpec base;
+  base.arrivals = grid.arrivals;
+  base.seed = grid.seed;
+  base.in_flight_bound = grid.max_in_flight;
+  base.realtime_pacer = grid.realtime_pacer;
   for (const double load : grid.loads) {
     out.push_back(base);
     out.back().load = load;

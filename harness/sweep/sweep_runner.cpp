@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "engine/capacity_memo.hpp"
 #include "platform/platform.hpp"
 #include "port/semantics_probe.hpp"
 #include "platform/machine_info.hpp"
@@ -116,7 +117,10 @@ class SlotRunner {
     progress_.starting(point_id(spec) + " rep " + std::to_string(slot.repetition));
     results::PointResult& point = doc_.points[slot.point];
     try {
-      const engine::RunResult result = engine::run_point(spec, &stop_requested_, slot.repetition);
+      const std::string id = point_id(spec);
+      const engine::RunResult result =
+          engine::run_point(capacities_.with_known(spec, id), &stop_requested_, slot.repetition);
+      capacities_.note(id, result);
       if (result.interrupted) return false;  // abandoned: not recorded, rerun on --resume
       point.runs.push_back(results::run_record(result));
       point.spec["affinity"] = results::affinity_json(spec, &result.affinity);
@@ -150,6 +154,7 @@ class SlotRunner {
   sweep::Progress& progress_;
   SweepOutcome& outcome_;
   std::vector<bool> warned_;
+  engine::CapacityMemo capacities_;  // --load: each point's capacity, found by its first run
 };
 
 // --target-ci: more rounds over the points whose throughput CI is still too wide. False when

@@ -2,10 +2,13 @@
 // harness/engine/stall_meter.hpp): no clock, no threads, no pool.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "engine/request_ledger.hpp"
+#include "engine/self_checks.hpp"
 #include "engine/stall_meter.hpp"
 
 namespace {
@@ -159,6 +162,69 @@ TEST(BacklogVerdict, SmallNoiseIsNotGrowthAndNoSamplesIsUnjudged) {
   const auto v = iocpbench::engine::backlog_grows({}, 0, 1000 * kMs, 10'000);
   EXPECT_FALSE(v.judged);
   EXPECT_FALSE(v.grows);
+}
+
+// Seeded uniform draws in (0, 1), the same on every standard library (mt19937_64 is specified).
+class Draws {
+ public:
+  double next() { return (static_cast<double>(rng_() >> 11) + 0.5) * 0x1.0p-53; }
+
+ private:
+  std::mt19937_64 rng_{42};
+};
+
+std::vector<std::uint64_t> exponential_gaps(std::size_t n, double mean_ns, Draws& d) {
+  std::vector<std::uint64_t> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<std::uint64_t>(-mean_ns * std::log(d.next())));
+  return out;
+}
+
+TEST(SelfChecks, PoissonGapsPassAndOtherLawsFail) {
+  using iocpbench::core::ArrivalProcess;
+  using iocpbench::engine::check_arrivals;
+  Draws d;
+  // 5,000 per second: gaps of mean 200 us.
+  const auto poisson = check_arrivals(exponential_gaps(5000, 200'000, d), 5000, ArrivalProcess::poisson);
+  EXPECT_TRUE(poisson.judged);
+  EXPECT_TRUE(poisson.passed) << poisson.failed_because;
+  const auto slow = check_arrivals(exponential_gaps(5000, 300'000, d), 5000, ArrivalProcess::poisson);
+  EXPECT_FALSE(slow.passed) << "a rate 2/3 of the one asked";
+  std::vector<std::uint64_t> uniform;
+  for (int i = 0; i < 5000; ++i) uniform.push_back(static_cast<std::uint64_t>(400'000 * d.next()));
+  EXPECT_FALSE(check_arrivals(uniform, 5000, ArrivalProcess::poisson).passed) << "the right mean, the wrong law";
+  EXPECT_FALSE(check_arrivals({1, 2, 3}, 5000, ArrivalProcess::poisson).judged) << "too few gaps";
+  EXPECT_TRUE(check_arrivals({1, 2, 3}, 5000, ArrivalProcess::poisson).passed);
+}
+
+TEST(SelfChecks, ConstantGapsPassWithinTheTolerance) {
+  using iocpbench::core::ArrivalProcess;
+  using iocpbench::engine::check_arrivals;
+  std::vector<std::uint64_t> even(1000, 200'000);
+  for (std::size_t i = 0; i < even.size(); i += 3) even[i] = 215'000;  // jitter within 10%
+  EXPECT_TRUE(check_arrivals(even, 5000, ArrivalProcess::constant).passed);
+  std::vector<std::uint64_t> late(1000, 250'000);
+  const auto c = check_arrivals(late, 5000, ArrivalProcess::constant);
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.failed_because.find("250.0 us"), std::string::npos) << c.failed_because;
+}
+
+TEST(SelfChecks, AShiftBetweenTheHalvesIsNotStationaryAndNoiseIs) {
+  using iocpbench::engine::check_stationarity;
+  using iocpbench::metrics::Histogram;
+  Draws d;
+  Histogram first, same, tripled, slightly;
+  for (std::uint64_t g : exponential_gaps(5000, 100'000, d)) first.record(g);
+  for (std::uint64_t g : exponential_gaps(5000, 100'000, d)) same.record(g);
+  for (std::uint64_t g : exponential_gaps(5000, 300'000, d)) tripled.record(g);
+  for (std::uint64_t g : exponential_gaps(5000, 120'000, d)) slightly.record(g);
+  EXPECT_TRUE(check_stationarity(first, same).passed);
+  const auto shifted = check_stationarity(first, tripled);
+  EXPECT_TRUE(shifted.judged);
+  EXPECT_FALSE(shifted.passed);
+  EXPECT_NE(shifted.failed_because.find("not stationary"), std::string::npos);
+  const auto small = check_stationarity(first, slightly);
+  EXPECT_TRUE(small.passed) << "KS may reject a 20% drift, but the medians are within 1.5x";
+  EXPECT_FALSE(check_stationarity(Histogram{}, same).judged);
 }
 
 }  // namespace

@@ -79,3 +79,45 @@ def test_a_load_sweep_has_a_point_per_load_with_its_own_id(binary: Path, tmp_pat
         o = p["runs"][0]["open_loop"]
         assert o["capacity_ops_per_s"] > 0
         assert o["offered_ops_per_s"] == pytest.approx(p["open_loop"]["load"] * o["capacity_ops_per_s"])
+
+
+def test_every_due_request_is_accounted_and_its_histograms_stored(binary: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    done = run(binary, "run", "--workload", "post", *QUICK, "--rate", "2000", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "due " in done.stdout and "unfinished" in done.stdout
+    doc = json.loads(out.read_text())
+    _validator().validate(doc)
+    o = doc["points"][0]["runs"][0]["open_loop"]
+    a = o["accounting"]
+    assert a["due"] == a["timed"] + a["unfinished"] + a["failed"] == o["arrivals_in_window"]
+    h = o["histograms"]
+    assert sum(c for _, c in h["response"]) == a["timed"]
+    assert sum(c for _, c in h["unfinished"]) == a["unfinished"]
+    assert o["response_time_us"]["count"] == a["timed"] + a["unfinished"]
+    assert set(o["response_time_us"]["lower_bound"]) <= {"p50", "p90", "p99", "p999", "max", "mean"}
+    assert o["stalls"]["count"] >= 0 and o["stalls"]["threshold_ms"] > 0
+    assert o["pacer_priority"] and o["meter_priority"]
+    assert set(o["self_checks"]) == {"arrivals", "stationarity"}
+
+
+def test_a_loads_capacity_is_found_once_and_every_repetition_offers_the_same_rate(
+        binary: Path, tmp_path: Path) -> None:
+    out = tmp_path / "s.json"
+    done = run(binary, "sweep", "--workload", "post", *QUICK, "--load", "0.5", "--repetitions", "3",
+               "--no-probe", "--quiet", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(out.read_text())
+    _validator().validate(doc)
+    runs = doc["points"][0]["runs"]
+    assert len({r["open_loop"]["offered_ops_per_s"] for r in runs}) == 1
+    sources = sorted(r["open_loop"]["capacity_source"] for r in runs)
+    assert sources == ["an earlier run of the point"] * 2 + ["this run"]
+
+
+def test_a_pacer_priority_that_is_not_known_is_refused(binary: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    done = run(binary, "run", "--rate", "100", "--pacer-priority", "high", "--json", str(out), timeout=60)
+    assert done.returncode == 2
+    assert "--pacer-priority" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not out.exists()
