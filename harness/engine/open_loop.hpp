@@ -105,6 +105,8 @@ class OpenLoop {
 
   unsigned slots() const { return static_cast<unsigned>(times_.size()); }
   double rate_ops_per_s() const { return rate_ops_per_s_; }
+  // Whether the generator's threads ask for a real-time priority (--pacer-priority).
+  bool realtime() const { return realtime_; }
 
   // Starts the pacer and the stall meter; the first arrival is one gap after now, the window
   // starts `window.warmup_ns` after now. `placer` (may be null): the pacer is a load thread it

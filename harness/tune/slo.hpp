@@ -73,8 +73,8 @@ struct SloCandidate {
   std::vector<double> percentile_us;  // one per run, over-capacity runs left out
   unsigned over_capacity_runs = 0, generator_bound_runs = 0, busy_runs = 0;
   // What the runs could have said without the disturbances: each generator-bound run's value
-  // less the generator's lag at that percentile; each busy run's value at 0, the best it could
-  // have shown on a quiet machine.
+  // less the generator's lag at that percentile; each busy run's value at the best it could
+  // have shown on a quiet machine, its handler's own CPU time (--work-us).
   std::vector<double> without_lag_us, busy_as_best_us;
   std::optional<std::string> excluded;  // a run failed, did not drain, or missed its blocking ratio
 };

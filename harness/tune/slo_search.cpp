@@ -162,7 +162,8 @@ SloCandidate SloTrial::candidate() const {
     c.percentile_us.push_back(value);
     const double lag = lagged ? percentile_us(r.open_loop->generator_lag, percentile) : 0;
     c.without_lag_us.push_back(std::max(0.0, value - lag));
-    c.busy_as_best_us.push_back(r.machine_load.busy ? 0 : value);
+    // No request's response is shorter than its handler's own CPU time.
+    c.busy_as_best_us.push_back(r.machine_load.busy ? std::min(value, spec.work_us) : value);
     if (r.errors > 0 && !c.excluded) c.excluded = "a run had errors";
   }
   if (!c.excluded) c.excluded = exclusion_reason(spec, runs);

@@ -204,7 +204,7 @@ class SocketWorkload final : public Workload {
               {"drain_timeouts", drain_timeouts_.load()},
               {"load_generator",
                {{"design", io_->client_description()},
-                {"priority", *generator_priority_ ? generator_priority_ : "normal (lowering refused)"}}}});
+                {"priority", generator_priority_}}}});
     put_inflight_depth(j, depth_.get(),
                        {"--connections (one receive kept armed per connection)",
                         "a connection whose receive, or echo not sent at once, is with the "
@@ -287,7 +287,17 @@ class SocketWorkload final : public Workload {
     // The generator stands in for clients on other machines: at the workers' own priority it
     // held a CPU that a worker woken from its block then waited for, and that wait read as
     // blocking (socket, b = 0.25, pool N: 0.30-0.31 achieved; 0.25 at nice 19).
-    generator_priority_ = platform::lower_current_thread_priority();
+    if (env_.open_loop != nullptr) {
+      // Open loop: this thread stamps each echo's arrival, the end of its response time; at
+      // nice 19 a busy worker delayed the stamp and the delay read as the server's. It runs at
+      // the pacer's priority instead (engine/open_loop.hpp).
+      std::string refused;
+      if (env_.open_loop->realtime()) generator_priority_ = platform::raise_current_thread_to_realtime(1, &refused);
+      if (generator_priority_.empty()) generator_priority_ = "normal";
+    } else {
+      generator_priority_ = platform::lower_current_thread_priority();
+      if (generator_priority_.empty()) generator_priority_ = "normal (lowering refused)";
+    }
     const std::string problem = io_->start_client();
     if (!problem.empty()) {
       generator_done_.store(true);
@@ -464,7 +474,7 @@ class SocketWorkload final : public Workload {
 
   std::thread generator_;
   std::atomic<bool> generator_done_{false};
-  const char* generator_priority_ = "";  // set by the generator thread before it is ready
+  std::string generator_priority_;  // set by the generator thread before it is ready
   std::atomic<bool> force_exit_{false};
   // Written by the generator thread only; read after it has been joined.
   metrics::Histogram round_trip_;  // open loop: the response time (intended -> echoed)

@@ -162,6 +162,9 @@ TEST(OpenLoop, SocketMessagesAreSentAtTheirTimesAndTimedFromThem) {
   expect_every_message_accounted(r);
   EXPECT_EQ(r.open_loop->in_flight_bound, 64u) << "16 connections x 1 message, raised to 64";
   EXPECT_GE(r.workload_stats.at("messages_sent").get<std::uint64_t>(), r.open_loop->issued);
+  // The thread that stamps each echo is not lowered to nice 19 in the open loop.
+  const std::string priority = r.workload_stats.at("load_generator").at("priority");
+  EXPECT_EQ(priority.find("nice"), std::string::npos) << priority;
 }
 
 TEST(OpenLoop, SocketOverloadIsBoundedHeldAndMarkedNotHung) {
