@@ -5,6 +5,8 @@ to the p99 response time and to the context switches per completion, against the
 
     .venv/bin/python bench/worth_at_load_report.py results/worth-at-load > table.md
 
+It reads load-*.json and load-*.json.gz (results/worth-at-load keeps them gzipped).
+
 Per round (the same arrival seed for all three ports) the ratio variant / emulated of the run's
 p99 (over every due request, docs/open-loop.md) and of its context switches per 1,000
 completions; per cell the Hodges-Lehmann estimate of those paired log ratios with the Wilcoxon
@@ -17,8 +19,10 @@ generator-bound or with a stall.
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -104,16 +108,21 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2 or not Path(argv[1]).is_dir():
         sys.stderr.write("usage: worth_at_load_report.py DIR (bench/worth_at_load.py's --out)\n")
         return 2
-    files = sorted(Path(argv[1]).glob("load-*.json"))
+    def order(f: Path) -> tuple[str, float]:  # by workload, then blocking ratio
+        m = re.match(r"load-(\w+)-b([0-9.]+)\.json", f.name)
+        return (m.group(1), float(m.group(2))) if m else (f.name, 0.0)
+
+    files = sorted([*Path(argv[1]).glob("load-*.json"), *Path(argv[1]).glob("load-*.json.gz")], key=order)
     if not files:
-        sys.stderr.write(f"worth_at_load_report.py: no load-*.json in {argv[1]}\n")
+        sys.stderr.write(f"worth_at_load_report.py: no load-*.json(.gz) in {argv[1]}\n")
         return 2
     print("| workload | b | load (rate) | variant | rounds | p99 variant / rules | cs per completion, "
           "variant / rules | rules' pooled p99 | variant's pooled p99 | rules' runs over/lag/stall | "
           "variant's |")
     print("|" + "---|" * 11)
     for f in files:
-        for row in cell_rows(json.loads(f.read_text())):
+        text = gzip.decompress(f.read_bytes()).decode() if f.suffix == ".gz" else f.read_text()
+        for row in cell_rows(json.loads(text)):
             print(row)
     return 0
 

@@ -135,7 +135,7 @@ const PointFlagRow kPointFlags[] = {
      kRun | kSweep, false, false, false, [](const G& g, PointCommand) { return std::to_string(g.max_in_flight); }},
     {"--pacer-priority", &T::pacer_priority, "TEXT",
      "open loop: realtime (the pacer and the stall meter at a real-time priority, SCHED_FIFO on "
-     "Linux, TIME_CRITICAL on Windows, so that the workers cannot delay them; where the OS "
+     "Linux, HIGHEST and TIME_CRITICAL on Windows, so that the workers cannot delay them; where the OS "
      "refuses, the run records why and goes on at normal) or normal",
      kRun | kSweep, false, false, false,
      [](const G& g, PointCommand) { return std::string(g.realtime_pacer ? "realtime" : "normal"); }},

@@ -2,6 +2,9 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
+
+#include "stats/statistics.hpp"
 
 namespace iocpbench::cli {
 namespace {
@@ -28,7 +31,7 @@ std::string trial_text(const tune::SloTrial& t, const tune::Slo& slo) {
   }
   std::string line = text;
   if (c.over_capacity_runs > 0) {
-    line += "; " + std::to_string(c.over_capacity_runs) + " run(s) over capacity, left out";
+    line += "; " + std::to_string(c.over_capacity_runs) + " run(s) over capacity (over any limit)";
   }
   if (c.generator_bound_runs > 0) line += "; " + std::to_string(c.generator_bound_runs) + " run(s) generator-bound";
   if (c.busy_runs > 0) line += "; " + std::to_string(c.busy_runs) + " run(s) on a busy machine";
@@ -71,6 +74,23 @@ void print_generator_note(std::ostream& out, const tune::SloOutcome& o) {
       << "the server too, while 'NOT shown under' may be the generator's (docs/open-loop.md)\n";
 }
 
+// What the recommendation costs, as the throughput tuner prints it: its trial's median context
+// switches per 1,000 completions and requests served per second.
+void print_cost(std::ostream& out, const tune::SloSetting& r) {
+  if (r.steps.empty() || r.steps.back().runs.empty()) return;
+  const tune::SloTrial& t = r.steps.back();
+  std::vector<double> switches, served;
+  for (const auto& run : t.runs) {
+    switches.push_back(run.context_switches_per_kop);
+    served.push_back(tune::requests_per_s(run));
+  }
+  char text[160];
+  std::snprintf(text, sizeof(text), "  cost: %.0f context switches per 1,000 completions, %.0f requests/s "
+                "served (medians of %zu runs)\n", stats::summarize(switches).median,
+                stats::summarize(served).median, t.runs.size());
+  out << text;
+}
+
 }  // namespace
 
 void print_slo_report(std::ostream& out, const tune::SloOutcome& o) {
@@ -97,6 +117,7 @@ void print_slo_report(std::ostream& out, const tune::SloOutcome& o) {
       out << ", the smallest shown to meet " << target;
     }
     out << "\n";
+    print_cost(out, r);
   } else if (o.choice.inconclusive()) {
     std::size_t undecided = 0;
     for (bool u : o.choice.undecided) undecided += u ? 1 : 0;

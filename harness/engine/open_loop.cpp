@@ -15,6 +15,9 @@ constexpr std::uint64_t kMaxSleepNs = 20'000'000;
 // The pacer sleeps until this long before an intended time and spins the rest: a sleep's
 // wake-up is late by tens of microseconds on a guest, a spin by well under one.
 constexpr std::uint64_t kSpinNs = 50'000;
+// An issue this close to its intended time is on time: its gap from the previous on-time issue
+// is a sample of the arrival process the generator achieved (engine/self_checks.hpp).
+constexpr std::uint64_t kOnTimeNs = kSpinNs;
 // The pacer waits this long for a slot before it looks at the schedule and the stop again.
 constexpr auto kSlotWait = std::chrono::milliseconds(1);
 // At the close, arrivals due and never issued are counted one by one up to this many (an
@@ -136,6 +139,7 @@ std::uint64_t OpenLoop::backlog() const {
   const std::uint64_t in_flight = issued > released ? issued - released : 0;
   // Due and not issued: from the next arrival at the mean gap (an estimate that needs no walk
   // of the schedule; exact enough to tell a growing backlog from a steady one).
+  if (!slot_bound_.load(std::memory_order_relaxed)) return in_flight;
   const std::uint64_t now = metrics::now_ns();
   const std::uint64_t next = next_ns_.load(std::memory_order_relaxed);
   const std::uint64_t waiting =
@@ -202,12 +206,14 @@ void OpenLoop::pacer(Issue issue) {
     const std::uint64_t closing = closing_deadline_ns_.load(std::memory_order_acquire);
     if (closing != 0 && (next >= window_end_ns_.load() || now >= closing)) break;
     if (next > now) {
+      slot_bound_.store(false, std::memory_order_relaxed);  // caught up: nothing is waiting
       sleep_until_ns(next);
       continue;
     }
     std::uint64_t issued_at = 0;
     const std::optional<unsigned> slot = take_slot(next, &issued_at);
     if (!slot) {
+      slot_bound_.store(true, std::memory_order_relaxed);
       last_no_slot_ns = now;
       // The backlog: every arrival due by now (the schedule is monotonic, so count from the
       // head at the mean gap, an estimate that needs no second walk of the schedule).
@@ -229,10 +235,11 @@ void OpenLoop::pacer(Issue issue) {
       ++counts_.issued;
       if (!held) counts_.lag.record(issued_at - next);
       if (held) ++counts_.held;
-      if (!held && last_on_time_ns != 0 && counts_.arrival_gaps_ns.size() < kMaxArrivalGaps) {
+      const bool on_time = !held && issued_at - next <= kOnTimeNs;
+      if (on_time && last_on_time_ns != 0 && counts_.arrival_gaps_ns.size() < kMaxArrivalGaps) {
         counts_.arrival_gaps_ns.push_back(issued_at - last_on_time_ns);
       }
-      last_on_time_ns = held ? 0 : issued_at;
+      last_on_time_ns = on_time ? issued_at : 0;
     }
     if (!issue(*slot)) {
       ++counts_.issue_failures;

@@ -137,7 +137,9 @@ class OpenLoop {
   // The request in `slot` was done at done_ns: timed, and the slot free for the next arrival
   // (any thread).
   void release(unsigned slot, std::uint64_t done_ns);
-  // Requests due and not yet done: in flight, or due and waiting for a slot (any thread).
+  // Requests due and not yet done: in flight, or due and waiting because every slot is in use
+  // (any thread). Arrivals due while the pacer itself is behind with slots free are not in it:
+  // a late generator is not a server over capacity.
   std::uint64_t backlog() const;
 
   const OpenLoopCounts& counts() const { return counts_; }  // after stop()
@@ -172,6 +174,9 @@ class OpenLoop {
   bool realtime_;
   std::string pacer_priority_ = "normal", pacer_refused_;
   std::atomic<std::uint64_t> issued_total_{0}, released_total_{0};
+  // True from the pacer finding every slot in use until it has caught up with the schedule:
+  // the arrivals due meanwhile wait for the server, not for the generator (backlog()).
+  std::atomic<bool> slot_bound_{false};
   std::atomic<std::uint32_t> pacer_waiting_{0};  // futex word: 1 while the pacer waits for a slot
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> closing_deadline_ns_{0};  // stop_after_window(): 0 until then

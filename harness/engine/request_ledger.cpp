@@ -26,7 +26,7 @@ void RequestLedger::done(unsigned slot, std::uint64_t done_ns) {
   if (closed() || !in_window(s.intended_ns)) return;
   const std::uint64_t response = done_ns > s.intended_ns ? done_ns - s.intended_ns : 0;
   response_.record(response);
-  halves_[s.intended_ns - start_ns_ < (end_ns_ - start_ns_) / 2 ? 0 : 1].record(response);
+  halves_[half_of(s.intended_ns)].record(response);
   service_.record(done_ns > s.issue_ns ? done_ns - s.issue_ns : 0);
 }
 
@@ -50,7 +50,13 @@ void RequestLedger::unissued(std::uint64_t intended_ns) {
 }
 
 void RequestLedger::record_unfinished(std::uint64_t intended_ns) {
-  unfinished_.record(cut_ns_ > intended_ns ? cut_ns_ - intended_ns : 0);
+  const std::uint64_t bound = cut_ns_ > intended_ns ? cut_ns_ - intended_ns : 0;
+  unfinished_.record(bound);
+  halves_[half_of(intended_ns)].record(bound);
+}
+
+int RequestLedger::half_of(std::uint64_t intended_ns) const {
+  return intended_ns - start_ns_ < (end_ns_ - start_ns_) / 2 ? 0 : 1;
 }
 
 LedgerTotals RequestLedger::totals() const {

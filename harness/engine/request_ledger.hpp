@@ -61,7 +61,8 @@ class RequestLedger {
   const metrics::Histogram& response() const { return response_; }      // timed: done - intended
   const metrics::Histogram& service() const { return service_; }        // timed: done - issue
   const metrics::Histogram& unfinished() const { return unfinished_; }  // cut - intended
-  // The timed responses of the window's first and second half (by intended time).
+  // The responses of the window's first and second half (by intended time), the unfinished
+  // ones at their lower bounds.
   const metrics::Histogram& response_half(int half) const { return halves_[half]; }
 
  private:
@@ -71,6 +72,7 @@ class RequestLedger {
     bool busy = false;
   };
   void record_unfinished(std::uint64_t intended_ns);
+  int half_of(std::uint64_t intended_ns) const;  // 0: the window's first half
 
   std::vector<Slot> slots_;
   std::uint64_t start_ns_ = 0, end_ns_ = 0, cut_ns_ = 0;

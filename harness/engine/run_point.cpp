@@ -803,9 +803,11 @@ RunResult run_point(const PointSpec& spec, const std::atomic<bool>* stop_request
 
   metrics::RoleRegistry roles;
   std::atomic<int> phase{workloads::kWarmup};
+  // Before the workload: destroyed after it, so that no thread of the workload (the socket
+  // client) can release a slot into a freed open loop.
+  std::unique_ptr<OpenLoop> open_loop;
   std::unique_ptr<workloads::Workload> workload = workloads::make_workload(params);
   if (spec.wrap_workload) workload = spec.wrap_workload(std::move(workload));
-  std::unique_ptr<OpenLoop> open_loop;
   OpenLoopRecord capacity;
   if (spec.open_loop.enabled()) {
     const unsigned slots = spec.open_loop.in_flight_bound > 0 ? spec.open_loop.in_flight_bound

@@ -5,7 +5,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <pthread.h>
 
 #include <cerrno>
 #include <cstring>
@@ -68,7 +67,9 @@ const char* lower_current_thread_priority() noexcept {
 std::string raise_current_thread_to_realtime(int level, std::string* why_not) {
   sched_param param{};
   param.sched_priority = sched_get_priority_min(SCHED_FIFO) + level - 1;
-  const int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+  // The calling thread only (pid 0); SCHED_RESET_ON_FORK so that a thread it creates (an
+  // io_uring worker) starts at normal priority.
+  const int rc = sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param) == 0 ? 0 : errno;
   if (rc != 0) {
     if (why_not != nullptr) {
       *why_not = std::string("SCHED_FIFO refused: ") + std::strerror(rc) +

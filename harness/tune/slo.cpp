@@ -108,6 +108,16 @@ double percentile_us(const metrics::Percentiles& p, SloPercentile which) {
   return p.p99;
 }
 
+bool lower_bound_at(const engine::LowerBounds& b, SloPercentile which) {
+  switch (which) {
+    case SloPercentile::kP50: return b.p50;
+    case SloPercentile::kP90: return b.p90;
+    case SloPercentile::kP99: return b.p99;
+    case SloPercentile::kP999: return b.p999;
+  }
+  return b.p99;
+}
+
 unsigned median_upper_order(std::size_t n, double confidence) {
   // P(median <= X_(k)) = P(fewer than k of the n values fall below the median)
   //                    = P(Binomial(n, 1/2) <= k - 1).
@@ -140,9 +150,9 @@ SloChoice choose_slo(const std::vector<SloCandidate>& candidates, const Slo& slo
     const SloCandidate& c = candidates[i];
     out.bounds.push_back(median_upper_bound(c.percentile_us));
     out.shown.push_back(!c.excluded && shown_under(out.bounds.back(), slo));
-    const bool lag_decides = c.generator_bound_runs > 0 && shown_under(median_upper_bound(c.without_lag_us), slo);
-    const bool busy_decides = c.busy_runs > 0 && shown_under(median_upper_bound(c.busy_as_best_us), slo);
-    out.undecided.push_back(!out.shown.back() && !c.excluded && (lag_decides || busy_decides));
+    const bool disturbed = c.generator_bound_runs + c.busy_runs > 0;
+    out.undecided.push_back(!out.shown.back() && !c.excluded && disturbed &&
+                            shown_under(median_upper_bound(c.best_case_us), slo));
     order[i] = i;
   }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/request_ledger.hpp"
 #include "metrics/histogram.hpp"
 
 namespace iocpbench::tune {
@@ -40,6 +41,8 @@ struct Slo {
 std::optional<Slo> parse_slo(const std::string& text, std::string& why);
 
 double percentile_us(const metrics::Percentiles& p, SloPercentile which);
+// Whether a run's percentile is only a lower bound (engine/request_ledger.hpp).
+bool lower_bound_at(const engine::LowerBounds& b, SloPercentile which);
 
 // The one-sided confidence of the upper bound.
 inline constexpr double kSloConfidence = 0.95;
@@ -72,19 +75,19 @@ struct SloCandidate {
   unsigned concurrency_value = 0, pool_value = 0;
   std::vector<double> percentile_us;  // one per run, over-capacity runs left out
   unsigned over_capacity_runs = 0, generator_bound_runs = 0, busy_runs = 0;
-  // What the runs could have said without the disturbances: each generator-bound run's value
-  // less the generator's lag at that percentile; each busy run's value at the best it could
-  // have shown on a quiet machine, its handler's own CPU time (--work-us).
-  std::vector<double> without_lag_us, busy_as_best_us;
+  // What the runs could have shown without the disturbances: a generator-bound run its
+  // service time's percentile, a busy run its handler's own CPU time (--work-us), the others
+  // their own value.
+  std::vector<double> best_case_us;
   std::optional<std::string> excluded;  // a run failed, did not drain, or missed its blocking ratio
 };
 
 struct SloChoice {
   std::vector<PercentileBound> bounds;     // per candidate
   std::vector<bool> shown;                 // per candidate: shown under the limit
-  // Per candidate: not shown, but shown once the generator's lag is taken off its
-  // generator-bound runs, or once its busy runs are taken at their best: the disturbed runs
-  // may be what decided it, so whether the server meets the limit cannot be told.
+  // Per candidate: not shown, but shown once its generator-bound and busy runs are taken at
+  // their best (best_case_us): the disturbed runs may be what decided it, so whether the
+  // server meets the limit cannot be told.
   std::vector<bool> undecided;
   std::optional<std::size_t> recommended;  // the first shown under, in the fixed order
   // No setting shown, and some undecided: the answer is INCONCLUSIVE, never "no setting".

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine/open_loop.hpp"
 #include "stats/statistics.hpp"
@@ -149,22 +150,28 @@ SloCandidate SloTrial::candidate() const {
   SloCandidate c;
   c.concurrency_value = spec.concurrency_value;
   c.pool_value = spec.pool_value;
+  constexpr double kNothingShown = std::numeric_limits<double>::infinity();
   for (const auto& r : runs) {
-    // A run whose backlog grew through its window did not carry the rate: its percentile is
-    // no sample of the latency at that rate, so it is left out (and too few runs give no bound).
     const bool over = r.open_loop && r.open_loop->over_capacity();
     const bool lagged = r.open_loop && r.open_loop->generator_bound();
+    const bool busy = r.machine_load.busy;
     if (over) ++c.over_capacity_runs;
     if (lagged) ++c.generator_bound_runs;
-    if (r.machine_load.busy) ++c.busy_runs;
-    if (over) continue;
-    const double value = percentile_us(r.latency, percentile);
-    c.percentile_us.push_back(value);
-    const double lag = lagged ? percentile_us(r.open_loop->generator_lag, percentile) : 0;
-    c.without_lag_us.push_back(std::max(0.0, value - lag));
-    // No request's response is shorter than its handler's own CPU time.
-    c.busy_as_best_us.push_back(r.machine_load.busy ? std::min(value, spec.work_us) : value);
+    if (busy) ++c.busy_runs;
     if (r.errors > 0 && !c.excluded) c.excluded = "a run had errors";
+    // A run that did not carry the rate (its backlog grew through its window), or whose
+    // percentile is only a lower bound (an unfinished request may hold its rank), shows nothing
+    // under the limit: it counts as over any limit.
+    const double value = percentile_us(r.latency, percentile);
+    const bool bound_only = r.open_loop && lower_bound_at(r.open_loop->response_lower_bound, percentile);
+    c.percentile_us.push_back(over || bound_only ? kNothingShown : value);
+    // The best it could have shown undisturbed: a generator-bound run its service time's
+    // percentile (no request's service time exceeds its response time less its lag), a busy
+    // run its handler's own CPU time (no response is shorter).
+    double best = c.percentile_us.back();
+    if (lagged) best = std::min(best, percentile_us(r.open_loop->service_time, percentile));
+    if (busy) best = std::min(value, spec.work_us);
+    c.best_case_us.push_back(best);
   }
   if (!c.excluded) c.excluded = exclusion_reason(spec, runs);
   return c;

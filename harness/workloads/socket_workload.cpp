@@ -293,7 +293,7 @@ class SocketWorkload final : public Workload {
       // the pacer's priority instead (engine/open_loop.hpp).
       std::string refused;
       if (env_.open_loop->realtime()) generator_priority_ = platform::raise_current_thread_to_realtime(1, &refused);
-      if (generator_priority_.empty()) generator_priority_ = "normal";
+      if (generator_priority_.empty()) generator_priority_ = refused.empty() ? "normal" : "normal (" + refused + ")";
     } else {
       generator_priority_ = platform::lower_current_thread_priority();
       if (generator_priority_.empty()) generator_priority_ = "normal (lowering refused)";

@@ -68,6 +68,10 @@ TEST(RequestLedger, InFlightAndUnissuedAtTheCloseAreUnfinishedWithLowerBounds) {
   EXPECT_EQ(t.due, t.timed + t.unfinished + t.failed);
   EXPECT_EQ(ledger.unfinished().max(), 140 * kMs) << "the close minus the intended time";
   EXPECT_EQ(ledger.unfinished().min(), 60 * kMs);
+  // The halves (stationarity) hold the unfinished at their bounds too: 110 and 120 ms in the
+  // first half, 190 ms in the second.
+  EXPECT_EQ(ledger.response_half(0).count(), 2u);
+  EXPECT_EQ(ledger.response_half(1).count(), 1u);
 }
 
 TEST(RequestLedger, APercentileInTheUnfinishedMassIsALowerBound) {

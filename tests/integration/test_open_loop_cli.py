@@ -3,6 +3,9 @@ no file; a run and a sweep write results the schema accepts, with the open-loop 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -121,3 +124,20 @@ def test_a_pacer_priority_that_is_not_known_is_refused(binary: Path, tmp_path: P
     assert done.returncode == 2
     assert "--pacer-priority" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_a_refused_real_time_priority_is_recorded_and_the_run_goes_on(binary: Path, tmp_path: Path) -> None:
+    setpriv = shutil.which("setpriv")
+    if setpriv is None or os.geteuid() != 0:
+        pytest.skip("needs setpriv and root, to run the binary without CAP_SYS_NICE")
+    out = tmp_path / "r.json"
+    done = subprocess.run([setpriv, "--inh-caps=-sys_nice", "--bounding-set=-sys_nice", "--", str(binary),
+                           "run", "--workload", "post", *QUICK, "--rate", "500", "--json", str(out)],
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0 and done.stderr.startswith("setpriv"):
+        pytest.skip(f"setpriv could not drop the capability here: {done.stderr.strip()[:200]}")
+    assert done.returncode == 0, done.stderr
+    assert "the pacer ran at normal priority" in done.stderr
+    o = json.loads(out.read_text())["points"][0]["runs"][0]["open_loop"]
+    assert o["pacer_priority"] == "normal" and o["meter_priority"] == "normal"
+    assert "SCHED_FIFO refused" in o["realtime_refused_because"]

@@ -142,6 +142,7 @@ void expect_every_message_accounted(const RunResult& r) {
   EXPECT_EQ(o.issued + o.unissued, o.arrivals_in_window);
   EXPECT_EQ(o.issue_failures, 0u);
   EXPECT_GT(r.latency.count, 0u);
+  EXPECT_EQ(o.due, o.arrivals_in_window) << "the ledger and the pacer count the same requests";
   EXPECT_EQ(o.timed + o.unfinished + o.failed, o.due);
   EXPECT_EQ(r.latency.count, o.timed + o.unfinished);
   EXPECT_EQ(o.service_time.count, o.timed) << "each timed message has both times";
