@@ -199,7 +199,7 @@ void print_run(const engine::PointSpec& spec, const engine::RunResult& r, bool s
             << ") b=" << std::setprecision(2) << spec.blocking_ratio << " work=" << spec.work_us
             << "us: " << std::setprecision(0) << r.throughput_ops_per_s << " ops/s, "
             << std::setprecision(2) << (switches_counted ? switches.str() : "n/a")
-            << " cs/kop, p50 " << at_least(r, &engine::LowerBounds::p50) << r.latency.p50
+            << " cs/1k, p50 " << at_least(r, &engine::LowerBounds::p50) << r.latency.p50
             << " us, p99 " << at_least(r, &engine::LowerBounds::p99) << r.latency.p99 << " us, queue p50 "
             << r.queue_delay.p50 << " us, blocked " << r.achieved_blocking_ratio;
   if (r.blocked_only_ratio && spec.blocking_ratio > 0) {

@@ -204,6 +204,9 @@ sweep::Grid grid_from_flags(const SweepFlags& flags, const sweep::Grid& base, bo
     grid.target_ci_pct = parse_number_flag(flags.target_ci, "--target-ci");
     if (grid.target_ci_pct <= 0) throw BadInput{"--target-ci", "must be a positive percentage"};
   }
+  // As run and tune refuse the pair: a load is a share of each point's capacity, a rate is
+  // absolute, and a grid of both would be two sweeps in one file.
+  if (!f.load.empty() && !f.rate.empty()) throw BadInput{"--load", "not with --rate: give one of them"};
   if (!f.load.empty()) grid.loads = sweep::parse_load_list(f.load, "--load");
   if (!f.rate.empty()) grid.rates = sweep::parse_rate_list(f.rate, "--rate");
   if (!f.arrivals.empty()) grid.arrivals = parse_arrivals_flag(f.arrivals);

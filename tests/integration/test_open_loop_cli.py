@@ -35,6 +35,7 @@ QUICK = ["--concurrency", "N", "--pool", "N", "--blocking", "0", "--work-us", "2
     (["sweep", "--quick", "--load", "0,0.5"], "--load"),
     (["sweep", "--quick", "--rate", "abc"], "--rate"),
     (["sweep", "--quick", "--load", "0.5", "--arrivals", "bursty"], "--arrivals"),
+    (["sweep", "--quick", "--load", "0.5", "--rate", "100"], "--load"),
 ])
 def test_bad_open_loop_input_names_the_flag_and_writes_nothing(binary: Path, tmp_path: Path,
                                                                 args: list[str], flag: str) -> None:
