@@ -241,9 +241,17 @@ void OpenLoop::pacer(Issue issue) {
       }
       last_on_time_ns = on_time ? issued_at : 0;
     }
+    const bool counted = in_window(next);
     if (!issue(*slot)) {
       ++counts_.issue_failures;
       release_failed(*slot);
+    } else {
+      // The call's own time (a post's wake-up, a submit, a send) is the generator's: the
+      // request's service time starts when it returns.
+      const std::uint64_t returned_at = metrics::now_ns();
+      if (counted) counts_.issue_call.record(returned_at - issued_at);
+      const std::lock_guard<std::mutex> hold(free_mutex_);
+      ledger_.issue_returned(*slot, returned_at);
     }
     next_ns_.store(schedule_base_ns_ + schedule_.next_ns(), std::memory_order_relaxed);
   }

@@ -81,6 +81,7 @@ struct OpenLoopCounts {
   std::uint64_t issue_failures = 0;  // the workload could not issue (an error)
   std::uint64_t max_backlog = 0;     // arrivals due and waiting for a slot, at most (whole run)
   metrics::Histogram lag;            // issue - intended, ns, arrivals that found a slot
+  metrics::Histogram issue_call;     // the issue call's own time, ns (the generator's)
   // Gaps between consecutive on-time issues in the window (the first kMaxArrivalGaps): the
   // arrival process the generator achieved (engine/self_checks.hpp).
   std::vector<std::uint64_t> arrival_gaps_ns;

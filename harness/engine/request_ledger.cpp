@@ -19,6 +19,11 @@ void RequestLedger::issued(unsigned slot, std::uint64_t intended_ns, std::uint64
   slots_[slot] = Slot{intended_ns, issue_ns, true};
 }
 
+void RequestLedger::issue_returned(unsigned slot, std::uint64_t returned_ns) {
+  Slot& s = slots_[slot];
+  if (s.busy) s.issue_ns = std::max(s.issue_ns, returned_ns);
+}
+
 void RequestLedger::done(unsigned slot, std::uint64_t done_ns) {
   Slot& s = slots_[slot];
   if (!s.busy) return;

@@ -44,6 +44,10 @@ class RequestLedger {
 
   // The request in `slot` was issued; the slot holds it until done() or failed().
   void issued(unsigned slot, std::uint64_t intended_ns, std::uint64_t issue_ns);
+  // The issue call of the request in `slot` returned at returned_ns: its service time starts
+  // then (the call's own time is the generator's). A request done before its call returned
+  // keeps the issue time as its start.
+  void issue_returned(unsigned slot, std::uint64_t returned_ns);
   // The request in `slot` is done at done_ns (timed when it is the window's and still open).
   void done(unsigned slot, std::uint64_t done_ns);
   // The request in `slot` could not be issued.
@@ -59,7 +63,7 @@ class RequestLedger {
   std::uint64_t cut_ns() const { return cut_ns_; }
   LedgerTotals totals() const;
   const metrics::Histogram& response() const { return response_; }      // timed: done - intended
-  const metrics::Histogram& service() const { return service_; }        // timed: done - issue
+  const metrics::Histogram& service() const { return service_; }        // timed: done - issue returned
   const metrics::Histogram& unfinished() const { return unfinished_; }  // cut - intended
   // The responses of the window's first and second half (by intended time), the unfinished
   // ones at their lower bounds.

@@ -704,6 +704,7 @@ void collect_open_loop(const OpenLoop& open_loop, const OpenLoopSpec& spec, RunR
   const double window_s = static_cast<double>(t1 - t0) / 1e9;
   r.arrival_rate_ops_per_s = window_s > 0 ? static_cast<double>(c.arrivals) / window_s : 0;
   r.generator_lag = metrics::percentiles_us(c.lag);
+  r.issue_call = metrics::percentiles_us(c.issue_call);
   r.lag_hist = c.lag;
 
   const LedgerTotals totals = ledger.totals();

@@ -113,7 +113,8 @@ struct OpenLoopRecord {
   std::uint64_t max_backlog = 0;
   double arrival_rate_ops_per_s = 0;  // arrivals intended in the window / the window
   metrics::Percentiles generator_lag;  // issue - intended, for arrivals that found a slot
-  metrics::Percentiles service_time;   // issue -> done, timed requests due in the window
+  metrics::Percentiles service_time;   // issue call returned -> done, timed requests due in the window
+  metrics::Percentiles issue_call;     // the issue call's own time (the generator's)
   // Every request due in the window (engine/request_ledger.hpp): timed + unfinished + failed.
   std::uint64_t due = 0, timed = 0, unfinished = 0, failed = 0;
   double drain_s = 0;  // from the window's end to the ledger's close

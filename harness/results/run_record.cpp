@@ -198,6 +198,7 @@ nlohmann::json open_loop_json(const engine::OpenLoopRecord& o, const metrics::Pe
           {"max_backlog", o.max_backlog},
           {"generator_lag_us", percentiles_json(o.generator_lag)},
           {"service_time_us", percentiles_json(o.service_time)},
+          {"issue_call_us", percentiles_json(o.issue_call)},
           {"accounting", {{"due", o.due},
                           {"timed", o.timed},
                           {"unfinished", o.unfinished},

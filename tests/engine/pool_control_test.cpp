@@ -408,7 +408,11 @@ TEST(ControlledPool, ThroughRunPointTheResultsNameTheController) {
     EXPECT_EQ(s["settings"]["max_threads"], 2 * platform::logical_cpus()) << text;
     EXPECT_FALSE(s["settings"].contains("grow_below_cpu_pct")) << "not Richter's settings";
     EXPECT_GE(s["timeline_ms_threads"].size(), 1u);
-    EXPECT_EQ(r.stop_packets_taken, s["window"]["threads_at_end"].get<unsigned>()) << text;
+    // One stop packet per thread alive at the stop: at least those alive at the window's end
+    // (a controller may still add one between the window's end and the stop, as a slow
+    // sanitizer build showed), at most the controller's maximum.
+    EXPECT_GE(r.stop_packets_taken, s["window"]["threads_at_end"].get<unsigned>()) << text;
+    EXPECT_LE(r.stop_packets_taken, s["settings"]["max_threads"].get<unsigned>()) << text;
     EXPECT_EQ(r.packets_posted_total, r.packets_handled_total) << "none lost: " << text;
   }
 }

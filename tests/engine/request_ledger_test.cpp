@@ -50,6 +50,20 @@ TEST(RequestLedger, WindowArrivalsDoneAfterTheWindowAreTimed) {
   EXPECT_EQ(ledger.service().max(), 61 * kMs - 10);
 }
 
+TEST(RequestLedger, TheServiceTimeStartsWhenTheIssueCallReturns) {
+  RequestLedger ledger = window_ledger();
+  ledger.issued(0, 150 * kMs, 151 * kMs);
+  ledger.issue_returned(0, 153 * kMs);  // a 2 ms call: the generator's
+  ledger.done(0, 160 * kMs);
+  ledger.issued(1, 170 * kMs, 170 * kMs);
+  ledger.done(1, 171 * kMs);             // done before its call returned:
+  ledger.issue_returned(1, 172 * kMs);   // its service runs from the issue
+  ledger.close(300 * kMs);
+  EXPECT_EQ(ledger.response().max(), 10 * kMs) << "the response time still runs from the intended time";
+  EXPECT_EQ(ledger.service().max(), 7 * kMs);
+  EXPECT_EQ(ledger.service().min(), 1 * kMs);
+}
+
 TEST(RequestLedger, InFlightAndUnissuedAtTheCloseAreUnfinishedWithLowerBounds) {
   RequestLedger ledger = window_ledger();
   ledger.issued(0, 110 * kMs, 111 * kMs);  // still in flight at the close
