@@ -787,7 +787,7 @@ def port_lists_vs_blocking(points: Points, title: str) -> Figure:
 
 PERCENTILE_STYLES = {"p50": "-", "p99": "--", "p999": ":"}
 FLAG_NOTES = (
-    "x: a run over capacity (arrivals held or unissued)",
+    "x: a run over capacity (its backlog grew through the window)",
     "hollow: a run generator-bound (latency partly the generator's)",
 )
 
