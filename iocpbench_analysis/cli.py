@@ -18,7 +18,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import __version__
 from .guard import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION, _one_line, guarded_call
@@ -35,10 +35,18 @@ def _guarded(prog: str, parser: argparse.ArgumentParser, body: Main, argv: Seque
 
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """Bad input is one line naming the problem, exit 2, as the harness's (not argparse's
+    usage block above it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists them)\n")
+
+
 def _parser(prog: str, description: str, epilog: str) -> argparse.ArgumentParser:
     # The description is wrapped here, the epilog kept as written (it holds examples).
-    p = argparse.ArgumentParser(prog=prog, description=textwrap.fill(description, 88), epilog=epilog,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _OneLineParser(prog=prog, description=textwrap.fill(description, 88), epilog=epilog,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return p
 
@@ -281,7 +289,7 @@ def answer_parser() -> argparse.ArgumentParser:
         "recommended setting (the cheapest of those indistinguishable from the best) and the best, "
         "each with its median throughput and context switches per 1,000 completions, how many "
         "settings are indistinguishable from the best, and the rules of thumb (pool N, 2N, 2N+2) "
-        "as a ratio of the best with a 95% CI and their context switches; a last line names the "
+        "as a ratio of the best with a 90% CI and their context switches; a last line names the "
         "points measured on a busy machine. The report opens with the same.",
         "Exit status: 0 success, 2 bad input.\n\n"
         "example: iocpbench-answer out/results.json\n"

@@ -96,3 +96,16 @@ def test_help(tool: str) -> None:
         for status in ("0  PASS", "1  FAIL", "2  bad input", "3  INCONCLUSIVE", "--cross-machine",
                        "--max-detectable-loss"):
             assert status in proc.stdout, status
+
+
+@pytest.mark.parametrize("tool, argv, expect", [
+    ("compare", ["ONE"], "required: NEW"),
+    ("compare", ["--bogus", "A", "B"], "unrecognized arguments: --bogus"),
+    ("charts", [], "required"),
+])
+def test_a_flag_problem_is_one_line_not_a_usage_block(tool: str, argv: list[str], expect: str,
+                                                       tmp_path: Path) -> None:
+    good = write_json(tmp_path / "good.json", make_results())
+    proc = run_tool(tool, *[good if a == "ONE" else a for a in argv])
+    _check(proc, expect)
+    assert "usage:" not in proc.stderr
