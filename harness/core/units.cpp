@@ -103,6 +103,12 @@ bool parse_plain_number(std::string_view text, double& out) {
   return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
 }
 
+std::string fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.*f", digits, value);
+  return text;
+}
+
 std::string short_number_text(double value) {
   char text[32];
   std::snprintf(text, sizeof(text), "%g", value);

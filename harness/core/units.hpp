@@ -27,6 +27,8 @@ bool parse_plain_number(std::string_view text, double& out);
 
 // A number as spec texts write it back: printf's %g ("0.5", "100", "1e+06").
 std::string short_number_text(double value);
+// A number with `digits` decimals, as messages print it: printf's %.*f ("0.25", "812.0").
+std::string fixed(double value, int digits);
 
 // The units each parser knows, for help and errors.
 inline constexpr const char* kDurationUnits = "us, ms, s, m, h";

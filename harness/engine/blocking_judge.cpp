@@ -1,22 +1,19 @@
 #include "engine/blocking_judge.hpp"
 
 #include <cmath>
-#include <cstdio>
 
+#include "core/units.hpp"
 #include "stats/statistics.hpp"
 
 namespace iocpbench::engine {
+
+using core::fixed;
+
 namespace {
 
 // Two readings of one profile level carry the same parsed ratio; a results file read back
 // carries it through JSON's shortest round-trip form, so equal within this is the same level.
 constexpr double kSameLevel = 1e-9;
-
-std::string fixed(double value, int digits) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
 
 // The distinct requested ratios of all runs, in first-seen order.
 std::vector<double> requested_levels(const std::vector<std::vector<LevelReading>>& runs) {

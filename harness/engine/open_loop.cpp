@@ -225,7 +225,6 @@ void OpenLoop::pacer(Issue issue) {
       last_no_slot_ns = metrics::now_ns();
       continue;
     }
-    times_[*slot].intended_ns.store(next, std::memory_order_relaxed);
     times_[*slot].issue_ns.store(issued_at, std::memory_order_release);
     issued_total_.fetch_add(1, std::memory_order_relaxed);
     const bool held = last_no_slot_ns >= next;

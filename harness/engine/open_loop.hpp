@@ -127,11 +127,8 @@ class OpenLoop {
   // Whether stop() has joined the pacer: no issue() comes after this reads true (any thread).
   bool stopped() const { return pacer_joined_.load(std::memory_order_acquire); }
 
-  // The request in `slot`: when it was intended to start and when it was issued (never before
-  // its intended time). Valid from the issue until release(slot).
-  std::uint64_t intended_ns(unsigned slot) const {
-    return times_[slot].intended_ns.load(std::memory_order_acquire);
-  }
+  // When the request in `slot` was issued (the start of its wait in the port). Valid from the
+  // issue until release(slot).
   std::uint64_t issue_ns(unsigned slot) const {
     return times_[slot].issue_ns.load(std::memory_order_acquire);
   }
@@ -152,7 +149,6 @@ class OpenLoop {
 
  private:
   struct alignas(64) SlotTimes {
-    std::atomic<std::uint64_t> intended_ns{0};
     std::atomic<std::uint64_t> issue_ns{0};
   };
 

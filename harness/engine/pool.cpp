@@ -526,9 +526,6 @@ std::uint64_t Pool::handle_packet(WorkerThread& self, const port::Packet& packet
       if (timed_packet && c.t_start_ns != 0 && t_done >= c.t_start_ns) {
         stats.latency.record(t_done - c.t_start_ns);
       }
-      if (timed_packet && c.t_issue_ns != 0 && t_done >= c.t_issue_ns) {
-        stats.service.record(t_done - c.t_issue_ns);
-      }
     }
   }
   workload_.after_handler(packet, c, t_done, self.context);

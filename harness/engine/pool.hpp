@@ -105,7 +105,6 @@ struct HandlerSpec {
 struct alignas(64) WorkerStats {
   metrics::Histogram latency;      // end-to-end (measured window)
   metrics::Histogram queue_delay;  // insert -> its handler starts (measured window)
-  metrics::Histogram service;      // open loop: issue -> handler done (measured window)
   std::uint64_t completions = 0;   // measured window
   std::uint64_t bytes = 0;
   std::uint64_t errors = 0;

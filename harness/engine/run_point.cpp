@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -11,6 +10,7 @@
 #include <thread>
 
 #include "core/errors.hpp"
+#include "core/units.hpp"
 #include "metrics/clock.hpp"
 #include "metrics/thread_sched.hpp"
 #include "platform/platform.hpp"
@@ -32,17 +32,14 @@
 #include "engine/workload_registry.hpp"
 
 namespace iocpbench::engine {
+
+using core::fixed;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 constexpr unsigned kBlockingFileMib = 256;  // the file workload's default file, shared
-
-std::string fixed(double value, int digits) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
 
 // Advice where the cause of a ratio not honoured is known: blocks too short for a sleep here,
 // or blocks that reached their cap. Empty: none.
@@ -427,7 +424,7 @@ std::vector<port::ListEvent> window_events(std::vector<port::ListEvent> events, 
 
 // What the workers measured, summed over the pool.
 struct WorkerTotals {
-  metrics::Histogram latency, queue_delay, service;
+  metrics::Histogram latency, queue_delay;
   HandlerTimes handler_times;
   std::vector<HandlerTimes> handler_by_level;  // a blocking profile's, per level
   std::uint64_t worker_errors = 0, block_errors = 0, remove_failures = 0;
@@ -439,7 +436,6 @@ WorkerTotals collect_workers(const std::vector<WorkerStats>& stats, RunResult& r
   for (const WorkerStats& w : stats) {
     t.latency.merge(w.latency);
     t.queue_delay.merge(w.queue_delay);
-    t.service.merge(w.service);
     result.ops += w.completions;
     result.bytes += w.bytes;
     t.handler_times += w.handler;

@@ -2,16 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "core/units.hpp"
 
 namespace iocpbench::engine {
-namespace {
 
-std::string fixed(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
+using core::fixed;
+
+namespace {
 
 // Walks both histograms' buckets together: the largest gap between their cumulative shares.
 double two_sample_d(const metrics::Histogram& a, const metrics::Histogram& b) {

@@ -82,9 +82,6 @@ struct WorkerContext {
 struct Completion {
   std::uint64_t t_start_ns = 0;   // start of the end-to-end latency; 0: the workload measures it
   std::uint64_t t_insert_ns = 0;  // when the packet entered the port; 0: unknown
-  // Open loop: when the request was issued (service time = done - issue); t_start_ns is then
-  // its intended time, so the pool's latency is the response time. 0: closed loop.
-  std::uint64_t t_issue_ns = 0;
   std::uint32_t bytes = 0;
   bool counted = true;  // one completion of the workload's work (false: end of stream, control)
   bool error = false;
@@ -117,9 +114,6 @@ class Workload {
   // Where the workload measures end-to-end latency itself (the socket load generator's round
   // trips), that histogram (valid after close()); else nullptr.
   virtual const metrics::Histogram* own_latency() const { return nullptr; }
-  // Open loop, where the workload measures latency itself: the service time (issue -> done)
-  // beside own_latency()'s response time (intended -> done); else nullptr (the pool's).
-  virtual const metrics::Histogram* own_service_time() const { return nullptr; }
   // Whether an I/O a worker issues in after_handler may complete inline, without a packet
   // (skip-on-success granted on some handle): the pool then gives each worker's context an
   // InlineCompletion and handles what is left there. Asked once per thread, after open().

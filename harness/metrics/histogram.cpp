@@ -27,16 +27,6 @@ void Histogram::merge(const Histogram& other) noexcept {
   min_ = std::min(min_, other.min_);
 }
 
-void Histogram::add_bucket(std::size_t bucket, std::uint64_t count) noexcept {
-  if (bucket >= kBuckets || count == 0) return;
-  const std::uint64_t mid = bucket_low(bucket) + (bucket_high(bucket) - bucket_low(bucket)) / 2;
-  counts_[bucket] += count;
-  count_ += count;
-  sum_ += mid * count;
-  max_ = std::max(max_, mid);
-  min_ = std::min(min_, mid);
-}
-
 void Histogram::reset() noexcept {
   *this = Histogram{};
 }

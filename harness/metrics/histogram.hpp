@@ -42,8 +42,6 @@ class Histogram {
       if (counts_[i] != 0) fn(i, counts_[i]);
     }
   }
-  // Adds `count` values at `bucket`'s midpoint: a histogram read back from its buckets.
-  void add_bucket(std::size_t bucket, std::uint64_t count) noexcept;
   void reset() noexcept;
 
   std::uint64_t count() const noexcept { return count_; }

@@ -105,11 +105,9 @@ class FileWorkload final : public Workload {
       return c;
     }
     count_depth(-1, metrics::now_ns());
-    c.t_start_ns = d.t_submit_ns;
-    if (env_.open_loop != nullptr) {
-      c.t_start_ns = env_.open_loop->intended_ns(d.slot);
-      c.t_issue_ns = d.t_submit_ns;
-    }
+    // Open loop: the response and service times are the open loop's (engine/request_ledger.hpp),
+    // taken when the slot is released.
+    c.t_start_ns = env_.open_loop != nullptr ? 0 : d.t_submit_ns;
     c.t_insert_ns = d.t_insert_ns;
     c.bytes = d.bytes;
     c.error = d.status != 0 || d.bytes != params_.block_size;
